@@ -1,0 +1,31 @@
+// cli.hpp — what every subcommand shares: parsing with --help, the output target, error reporting.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace leanattn::app {
+
+namespace po = boost::program_options;
+
+// Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_check_failed = 1;
+inline constexpr int exit_bad_input = 2;
+
+// Parses `args` (without the subcommand name) into `vm`. Returns false when --help was asked for, after
+// printing `usage`, the description and `desc`. Throws po::error on unknown flags or bad syntax.
+bool parse_or_help(const std::vector<std::string>& args, const po::options_description& desc, po::variables_map& vm,
+                   const std::string& usage, const std::string& description);
+
+// Runs `write` on the file `path` (or stdout when empty). Throws InputError when the file cannot be opened.
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// Reports an error the contract's way: `error: <message>` on stderr.
+void print_error(const std::string& message);
+
+}  // namespace leanattn::app

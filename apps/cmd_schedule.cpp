@@ -1,0 +1,53 @@
+// cmd_schedule.cpp — `leanattn schedule`: a plan as a Figure-1 timeline, JSON, SVG or HTML.
+#include "cmd_schedule.hpp"
+
+#include <iostream>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "core/validate.hpp"
+#include "schedule_json.hpp"
+#include "schedule_text.hpp"
+
+namespace leanattn::app {
+
+int run_schedule(const ScheduleOptions& options, std::ostream& out) {
+    const ResolvedProblem& in = options.input;
+    const Schedule schedule = make_schedule(in.problem, in.device, in.plan);
+    check_coresidency(schedule);
+    const ScheduleTable table = tabulate(schedule);
+    int status = exit_ok;
+    if (options.check) {
+        const std::vector<std::string> problems = validate_schedule(schedule, table);
+        for (const std::string& p : problems) std::cerr << "check failed: " << p << "\n";
+        if (!problems.empty()) status = exit_check_failed;
+        else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance, co-residency)\n";
+    }
+    if (in.format == "json") out << schedule_to_json(schedule, table).dump(2) << "\n";
+    else write_schedule_text(out, schedule, table);
+    return status;
+}
+
+int schedule_main(const Args& args) {
+    ProblemFlags flags;
+    ScheduleOptions options;
+    const std::string formats = "text|json";
+    po::options_description desc("flags");
+    add_problem_flags(desc, flags, formats, false);
+    desc.add_options()("check", po::bool_switch(&options.check), "validate the plan (coverage, contiguity, hosts, balance); exit 1 if broken");
+    po::variables_map vm;
+    if (!parse_or_help(args, desc, vm, "leanattn schedule [problem flags] [--format text|json] [-o FILE] [--check]",
+                       "Plans one decode-attention problem with one strategy and shows which LeanTiles each CTA does,\n"
+                       "which CTA hosts (reduces) each output, and which partials it waits for.\n\n"
+                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280     # the paper's Figure 1\n"
+                       "  leanattn schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy fixed-split\n"
+                       "  leanattn schedule --model llama-3-8b --batch 3 --ctx 1000,70000,300 --format json -o plan.json")) {
+        return exit_ok;
+    }
+    options.input = resolve_problem(flags, vm, formats, false);
+    int status = exit_ok;
+    write_output(flags.output, [&](std::ostream& out) { status = run_schedule(options, out); });
+    return status;
+}
+
+}  // namespace leanattn::app

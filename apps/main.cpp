@@ -1,0 +1,68 @@
+// main.cpp — `leanattn <subcommand> …`: dispatch, --help, --version and the error contract.
+#include <boost/program_options/errors.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "core/input_error.hpp"
+
+#ifndef LEANATTN_VERSION
+#define LEANATTN_VERSION "unknown"
+#endif
+
+namespace {
+
+using namespace leanattn::app;
+
+struct Subcommand {
+    const char* name;
+    const char* summary;
+    int (*main)(const Args&);
+};
+
+const Subcommand subcommands[] = {
+    {"schedule", "plan a problem and show how its LeanTiles land on the SMs (text, json, svg, html)", schedule_main},
+    {"devices", "list the GPUs in data/devices", devices_main},
+    {"models", "list the model attention shapes in data/models", models_main},
+};
+
+void print_usage(std::ostream& out) {
+    out << "leanattn " << LEANATTN_VERSION << " — LeanAttention's stream-K decode attention: plan, run, simulate\n\n"
+        << "usage: leanattn <subcommand> [flags]      leanattn <subcommand> --help for its flags\n\nsubcommands:\n";
+    for (const Subcommand& s : subcommands) {
+        std::string name = s.name;
+        name.resize(14, ' ');
+        out << "  " << name << s.summary << "\n";
+    }
+    out << "\nexit codes: 0 success, 1 a check failed, 2 bad input\n"
+        << "example: leanattn schedule --device paper-5sm --batch 1 --heads 2 --head-dim 64 --ctx 1280\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> all(argv + 1, argv + argc);
+    if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+        print_usage(std::cout);
+        return all.empty() ? exit_bad_input : exit_ok;
+    }
+    if (all[0] == "--version") {
+        std::cout << "leanattn " << LEANATTN_VERSION << "\n";
+        return exit_ok;
+    }
+    for (const Subcommand& s : subcommands) {
+        if (all[0] != s.name) continue;
+        try {
+            return s.main(Args(all.begin() + 1, all.end()));
+        } catch (const leanattn::InputError& e) {
+            print_error(e.what());
+        } catch (const boost::program_options::error& e) {
+            print_error(std::string(e.what()) + " (see leanattn " + s.name + " --help)");
+        }
+        return exit_bad_input;
+    }
+    print_error("unknown subcommand '" + all[0] + "' (see leanattn --help)");
+    return exit_bad_input;
+}

@@ -1,0 +1,105 @@
+#include "problem_options.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include "core/input_error.hpp"
+#include "data_catalog.hpp"
+
+namespace leanattn::app {
+
+std::int64_t parse_positive(const std::string& flag, const std::string& text) {
+    std::int64_t value = 0;
+    const char* first = text.data();
+    const char* last = first + text.size();
+    const auto [end, ec] = std::from_chars(first, last, value);
+    if (ec == std::errc::result_out_of_range) throw InputError(flag + " " + text, "does not fit in a 64-bit integer");
+    if (ec != std::errc() || end != last || text.empty()) throw InputError(flag + " " + text, "not an integer");
+    if (value <= 0) throw InputError(flag + " " + text, "must be a positive integer");
+    return value;
+}
+
+std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std::string& text) {
+    std::vector<std::int64_t> values;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) values.push_back(parse_positive(flag, item));
+    if (values.empty() || text.back() == ',') throw InputError(flag + " " + text, "expected a comma-separated list of positive integers");
+    return values;
+}
+
+void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std::string& formats, bool allow_all) {
+    const std::string strategies = allow_all ? "stream-k|fixed-split|no-split|all" : "stream-k|fixed-split|no-split";
+    desc.add_options()
+        ("device", po::value(&f.device)->default_value(f.device), "GPU: a name from `leanattn devices`, or a device .json file")
+        ("model", po::value(&f.model), "fill --heads/--kv-heads/--head-dim from a model (`leanattn models`); explicit flags win")
+        ("batch", po::value(&f.batch)->default_value(f.batch), "requests in the batch")
+        ("heads", po::value(&f.heads)->default_value(f.heads), "query heads")
+        ("kv-heads", po::value(&f.kv_heads), "key/value heads (GQA); default = --heads")
+        ("head-dim", po::value(&f.head_dim)->default_value(f.head_dim), "head dimension d")
+        ("ctx", po::value(&f.ctx)->default_value(f.ctx), "context length: one value for all requests, or N1,N2,... one per request (ragged)")
+        ("q-len", po::value(&f.q_len)->default_value(f.q_len), "query tokens per request decoded at once")
+        ("tile", po::value(&f.tile), "LeanTile in tokens, a multiple of 16; default 256 for d <= 64, else 128 (the paper's)")
+        ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
+        ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
+        ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default SMs x CTAs-per-SM (at most the LeanTiles)")
+        ("ctas-per-sm", po::value(&f.ctas_per_sm), "override the device's resident CTAs per SM")
+        ("format", po::value(&f.format)->default_value(f.format), formats.c_str())
+        ("output,o", po::value(&f.output), "write to FILE instead of stdout");
+}
+
+ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& vm, const std::string& formats, bool allow_all) {
+    ResolvedProblem r;
+    // Format first: it needs no files.
+    {
+        std::stringstream allowed(formats);
+        std::string item;
+        bool ok = false;
+        while (std::getline(allowed, item, '|')) ok = ok || item == f.format;
+        if (!ok) throw InputError("--format " + f.format, "expected one of " + formats);
+        r.format = f.format;
+    }
+    if (f.strategy == "all" && allow_all) {
+        r.strategies = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+    } else if (auto s = parse_strategy(f.strategy)) {
+        r.strategies = {*s};
+    } else {
+        throw InputError("--strategy " + f.strategy, std::string("expected ") + (allow_all ? "stream-k, fixed-split, no-split or all" : "stream-k, fixed-split or no-split"));
+    }
+    r.plan.strategy = r.strategies.front();
+
+    Problem& p = r.problem;
+    if (!f.model.empty()) {
+        const ModelShape m = load_model(f.model);
+        p.q_heads = m.q_heads;
+        p.kv_heads = m.kv_heads;
+        p.head_dim = m.head_dim;
+    }
+    const bool model = !f.model.empty();
+    if (!model || !vm["heads"].defaulted()) p.q_heads = parse_positive("--heads", f.heads);
+    if (!f.kv_heads.empty()) p.kv_heads = parse_positive("--kv-heads", f.kv_heads);
+    else if (!model || !vm["heads"].defaulted()) p.kv_heads = p.q_heads;
+    if (!model || !vm["head-dim"].defaulted()) p.head_dim = parse_positive("--head-dim", f.head_dim);
+    p.batch = parse_positive("--batch", f.batch);
+    if (p.batch > (std::int64_t{1} << 26)) throw InputError("--batch " + f.batch, "at most 67108864 requests");
+    p.q_len = parse_positive("--q-len", f.q_len);
+    p.tile = f.tile.empty() ? default_tile(p.head_dim) : parse_positive("--tile", f.tile);
+    std::vector<std::int64_t> ctx = parse_positive_list("--ctx", f.ctx);
+    if (ctx.size() == 1) ctx.assign(static_cast<std::size_t>(p.batch), ctx.front());
+    p.ctx = std::move(ctx);
+    check_problem(p);
+
+    if (!f.splits.empty()) {
+        if (r.plan.strategy != Strategy::fixed_split || r.strategies.size() > 1) throw InputError("--splits", "only applies to --strategy fixed-split");
+        r.plan.splits = parse_positive("--splits", f.splits);
+    }
+    if (!f.grid.empty()) {
+        if (r.plan.strategy != Strategy::stream_k || r.strategies.size() > 1) throw InputError("--grid", "only applies to --strategy stream-k");
+        r.plan.grid = parse_positive("--grid", f.grid);
+    }
+    r.device = load_device(f.device);
+    if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);
+    return r;
+}
+
+}  // namespace leanattn::app

@@ -1,0 +1,58 @@
+// problem_options.hpp — the problem flags every subcommand shares (DESIGN.md, "command line contract").
+//
+// Flags arrive as text and are parsed here, so that every bad value is refused the same way:
+// `error: --batch abc (not an integer)`, exit 2.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/device_spec.hpp"
+#include "core/problem.hpp"
+#include "core/schedule.hpp"
+#include "core/strategy.hpp"
+
+namespace leanattn::app {
+
+namespace po = boost::program_options;
+
+struct ProblemFlags {
+    std::string device = "h100-sxm";
+    std::string model;
+    std::string batch = "1";
+    std::string heads = "32";
+    std::string kv_heads;   // empty: = heads
+    std::string head_dim = "128";
+    std::string ctx = "4096";
+    std::string q_len = "1";
+    std::string tile;       // empty: the paper's default for the head dim
+    std::string strategy = "stream-k";
+    std::string splits;     // empty: FlashAttention-2's heuristic
+    std::string grid;       // empty: resident CTAs
+    std::string ctas_per_sm;
+    std::string format = "text";
+    std::string output;     // -o FILE; empty: stdout
+};
+
+// Adds the flags to `desc`. `formats` lists the accepted --format values, e.g. "text|json|svg|html";
+// `allow_all` lets --strategy take `all`.
+void add_problem_flags(po::options_description& desc, ProblemFlags& flags, const std::string& formats, bool allow_all);
+
+struct ResolvedProblem {
+    Problem problem;
+    DeviceSpec device;
+    PlanOptions plan;                 // strategy is the first of `strategies`
+    std::vector<Strategy> strategies; // one, or all three for `all`
+    std::string format;
+};
+
+// Turns flags into a checked problem, device and plan options; throws InputError naming the flag.
+ResolvedProblem resolve_problem(const ProblemFlags& flags, const po::variables_map& vm, const std::string& formats, bool allow_all);
+
+// Integer flag parsing shared by all subcommands: refuses non-numbers, values ≤ 0 and 64-bit overflow.
+std::int64_t parse_positive(const std::string& flag, const std::string& text);
+std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std::string& text);
+
+}  // namespace leanattn::app

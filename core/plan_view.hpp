@@ -1,0 +1,27 @@
+// plan_view.hpp — the plan as plain data: what the walker (and the CUDA kernel) reads.
+//
+// A plan is a handful of integers plus two per-request arrays; everything else (which output a LeanTile
+// belongs to, which CTA hosts an output) is computed from them in O(log batch). The arrays are owned by a
+// Schedule on the host, or copied to device memory by cuda/; PlanView only points at them.
+#pragma once
+
+#include <cstdint>
+
+#include "host_device.hpp"
+#include "strategy.hpp"
+
+namespace leanattn {
+
+struct PlanView {
+    Strategy strategy = Strategy::stream_k;
+    std::int64_t grid = 0;         // CTAs launched
+    std::int64_t total_tiles = 0;  // I: LeanTiles of all output tiles
+    std::int64_t batch = 0;
+    std::int64_t kv_heads = 0;
+    std::int64_t splits = 1;       // fixed-split: CTAs per output; 1 otherwise
+    std::int64_t chunk = 0;        // fixed-split: LeanTiles per split, ceil(n_max / splits)
+    const std::int64_t* request_tiles = nullptr;   // (batch)   LeanTiles of each output tile of request b
+    const std::int64_t* request_offset = nullptr;  // (batch+1) first iteration of request b; [batch] = I
+};
+
+}  // namespace leanattn

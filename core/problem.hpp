@@ -1,0 +1,42 @@
+// problem.hpp — one decode-attention problem: shapes and per-request context lengths.
+//
+// Tensors it describes (GQA: q_heads = kv_heads × group):
+//   Q (batch, q_heads, q_len, head_dim)    K, V (batch, kv_heads, ctx[b], head_dim)    O like Q
+// An output tile is one (request, kv-head) pair holding all `group` query heads of that KV head, so
+// its keys and values are read once. Output ids run batch-major: o = b * kv_heads + h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace leanattn {
+
+struct Problem {
+    std::int64_t batch = 1;
+    std::int64_t q_heads = 32;
+    std::int64_t kv_heads = 32;
+    std::int64_t head_dim = 128;
+    std::int64_t q_len = 1;
+    std::int64_t tile = 128;          // LeanTile: context tokens per tile
+    std::vector<std::int64_t> ctx;    // one context length per request (size batch)
+
+    std::int64_t group() const { return q_heads / kv_heads; }
+    std::int64_t outputs() const { return batch * kv_heads; }
+    std::int64_t request_of(std::int64_t output) const { return output / kv_heads; }
+    std::int64_t kv_head_of(std::int64_t output) const { return output % kv_heads; }
+    // LeanTiles of one output tile of request b: ceil(ctx[b] / tile); the last may be partial.
+    std::int64_t tiles_of_request(std::int64_t b) const { return (ctx[b] + tile - 1) / tile; }
+    std::int64_t tiles_of_output(std::int64_t output) const { return tiles_of_request(request_of(output)); }
+    std::int64_t max_ctx() const;
+    std::int64_t total_ctx() const;
+};
+
+// The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).
+std::int64_t default_tile(std::int64_t head_dim);
+
+// Throws InputError naming the offending flag when the problem is not well formed: sizes ≤ 0, heads not
+// divisible by kv-heads, a ctx list whose length is not the batch, a tile that is not a positive multiple
+// of 16, or sizes whose LeanTile or element counts overflow 64 bits.
+void check_problem(const Problem& problem);
+
+}  // namespace leanattn

@@ -1,0 +1,87 @@
+#include "schedule.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "input_error.hpp"
+#include "split_heuristic.hpp"
+
+namespace leanattn {
+
+PlanView Schedule::view() const {
+    PlanView v;
+    v.strategy = strategy;
+    v.grid = grid;
+    v.total_tiles = total_tiles;
+    v.batch = problem.batch;
+    v.kv_heads = problem.kv_heads;
+    v.splits = splits;
+    v.chunk = chunk;
+    v.request_tiles = request_tiles.data();
+    v.request_offset = request_offset.data();
+    return v;
+}
+
+namespace {
+
+void check_device(const DeviceSpec& d) {
+    if (d.sms <= 0) throw InputError("device " + d.name + ": sms " + std::to_string(d.sms), "must be a positive integer");
+    if (d.ctas_per_sm <= 0) throw InputError("--ctas-per-sm " + std::to_string(d.ctas_per_sm), "must be a positive integer");
+    if (d.sms > (std::int64_t{1} << 31) || d.ctas_per_sm > 1024) {
+        throw InputError("device " + d.name, "SM count or CTAs per SM is beyond any GPU (sms ≤ 2^31, ctas_per_sm ≤ 1024)");
+    }
+}
+
+}  // namespace
+
+Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options) {
+    check_problem(problem);
+    check_device(device);
+    if (options.splits != 0 && options.strategy != Strategy::fixed_split) {
+        throw InputError("--splits", "only applies to --strategy fixed-split");
+    }
+    if (options.splits < 0) throw InputError("--splits " + std::to_string(options.splits), "must be a positive integer");
+    if (options.grid != 0 && options.strategy != Strategy::stream_k) {
+        throw InputError("--grid", "only applies to --strategy stream-k");
+    }
+    if (options.grid < 0) throw InputError("--grid " + std::to_string(options.grid), "must be a positive integer");
+
+    Schedule s;
+    s.strategy = options.strategy;
+    s.problem = problem;
+    s.device = device;
+    s.request_tiles.resize(problem.batch);
+    s.request_offset.resize(problem.batch + 1);
+    std::int64_t n_max = 0;
+    for (std::int64_t b = 0; b < problem.batch; ++b) {
+        s.request_tiles[b] = problem.tiles_of_request(b);
+        s.request_offset[b + 1] = s.request_offset[b] + problem.kv_heads * s.request_tiles[b];
+        n_max = std::max(n_max, s.request_tiles[b]);
+    }
+    s.total_tiles = s.request_offset[problem.batch];
+
+    switch (options.strategy) {
+        case Strategy::stream_k:
+            s.grid = options.grid != 0 ? std::min(options.grid, s.total_tiles)
+                                       : std::min(device.resident_ctas(), s.total_tiles);
+            break;
+        case Strategy::fixed_split: {
+            if (options.splits != 0) {
+                s.splits = options.splits;
+            } else {
+                const std::int64_t row_blocks = (problem.q_len * problem.group() + 63) / 64;
+                s.splits = fa2_num_splits(problem.batch * problem.kv_heads * row_blocks, 2 * device.sms, n_max);
+            }
+            s.chunk = (n_max + s.splits - 1) / s.splits;
+            s.grid = problem.outputs() * s.splits;
+            s.launches = s.splits > 1 ? 2 : 1;
+            break;
+        }
+        case Strategy::no_split:
+            s.grid = problem.outputs();
+            break;
+    }
+    return s;
+}
+
+}  // namespace leanattn

@@ -1,0 +1,49 @@
+// schedule.hpp — a plan: strategy(problem, device) → grid, per-CTA ordered segments, per-output host.
+//
+// The Schedule owns the two small per-request arrays the walker reads and hands out a PlanView of
+// them. Making one is O(batch); listing its segments (tabulate) is O(grid + outputs).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device_spec.hpp"
+#include "plan_view.hpp"
+#include "problem.hpp"
+#include "strategy.hpp"
+#include "walker.hpp"
+
+namespace leanattn {
+
+struct PlanOptions {
+    Strategy strategy = Strategy::stream_k;
+    std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic
+    std::int64_t grid = 0;    // stream-k: 0 = min(resident CTAs, I); other values for experiments
+};
+
+struct Schedule {
+    Strategy strategy = Strategy::stream_k;
+    Problem problem;
+    DeviceSpec device;
+    std::int64_t grid = 0;
+    std::int64_t launches = 1;     // fixed-split with s > 1 adds a reduce launch
+    std::int64_t total_tiles = 0;
+    std::int64_t splits = 1;
+    std::int64_t chunk = 0;
+    std::vector<std::int64_t> request_tiles;   // (batch)
+    std::vector<std::int64_t> request_offset;  // (batch + 1)
+
+    PlanView view() const;
+    // A host waits for peers inside the launch only under stream-k (fixed-split reduces in a second launch).
+    bool fused_reduction() const { return strategy == Strategy::stream_k; }
+};
+
+// Throws InputError for a bad problem or option (e.g. --splits with a strategy other than fixed-split).
+// The returned plan is not yet validated: validate_schedule() refuses plans that could deadlock.
+Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options);
+
+// The CTA → SM mapping used for display and by the CPU executor: round-robin, so the first wave
+// places CTA g on SM g mod SMs.
+inline std::int64_t sm_of_cta(const Schedule& s, std::int64_t cta) { return cta % s.device.sms; }
+
+}  // namespace leanattn

@@ -1,0 +1,23 @@
+// strategy.hpp — the three ways of cutting decode attention into CTAs (DESIGN.md, "strategies").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace leanattn {
+
+enum class Strategy : std::int32_t {
+    stream_k,     // LeanAttention: equal LeanTile runs per CTA, crossing output boundaries, one launch
+    fixed_split,  // Flash-Decoding: s splits per output, a second launch reduces
+    no_split,     // FlashAttention-2: one CTA per output tile
+};
+
+// The spelling used on the command line and in JSON: "stream-k", "fixed-split", "no-split".
+std::string_view strategy_name(Strategy strategy);
+
+// Parses the command-line spelling; nullopt for anything else.
+std::optional<Strategy> parse_strategy(std::string_view text);
+
+}  // namespace leanattn

@@ -1,0 +1,35 @@
+// validate.hpp — the properties every plan must have, checked from what the walker actually yields.
+//
+// Used by the tests (over thousands of random problems) and by `leanattn schedule --check`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule.hpp"
+#include "schedule_table.hpp"
+
+namespace leanattn {
+
+// Returns a list of broken properties (empty = the plan is sound); at most `limit` messages:
+//  - every LeanTile of every output is covered exactly once, by non-empty segments;
+//  - each CTA's segments are contiguous in the iteration space, in order;
+//  - host/finishing flags match the segment's place in its output;
+//  - exactly one host per output, and it is listed first among the output's contributors, which are
+//    exactly the CTAs holding its segments, in CTA order;
+//  - stream-k: grid ≤ LeanTiles, and max − min LeanTiles per CTA ≤ 1;
+//  - fixed-split: one segment per CTA at most, every split but an output's last holds exactly `chunk`
+//    LeanTiles (the last holds the rest, ≤ chunk), grid = outputs × splits;
+//  - no-split: one CTA per output tile, holding all of it.
+std::vector<std::string> validate_schedule(const Schedule& schedule, const ScheduleTable& table, std::size_t limit = 16);
+
+// Throws InputError when a host could wait on a CTA that is not co-resident: under a fused reduction,
+// every contributor of an output with peers must have an id below SMs × CTAs-per-SM.
+//
+// Why that is enough: CTAs are dispatched in id order, so CTAs 0 … R−1 (R resident slots) all start at
+// once. A CTA signals its only non-host segment (its first) before it can wait on anything, so a host
+// whose peers are all below R sees every flag. A CTA at R or above has, by the rule, no peers to wait
+// on, so it always finishes and frees its slot.
+void check_coresidency(const Schedule& schedule);
+
+}  // namespace leanattn

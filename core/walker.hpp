@@ -1,0 +1,165 @@
+// walker.hpp — which segment does CTA g do next: the one piece of logic the CPU executor, the
+// simulator and the CUDA kernel all share (STYLE.md 2, after CUTLASS's tile schedulers).
+//
+// Compiles as __host__ __device__: no containers, exceptions or allocation. Usage:
+//     for (CtaWalker w(plan, g); w.valid(); w.advance()) { Segment s = w.current(); ... }
+//
+// Iteration space (DESIGN.md): all LeanTiles laid end to end, batch → kv-head → context. Request b
+// occupies [request_offset[b], request_offset[b+1]) = kv_heads × request_tiles[b] iterations.
+#pragma once
+
+#include <cstdint>
+
+#include "host_device.hpp"
+#include "plan_view.hpp"
+
+namespace leanattn {
+
+// A contiguous run [begin, end) of LeanTiles of one output tile, done by one CTA (local to the output).
+struct Segment {
+    std::int64_t output = -1;
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+    bool host = false;       // holds the output's first LeanTile: this CTA reduces the output
+    bool finishing = false;  // holds the output's last LeanTile
+    bool valid = false;
+    LEANATTN_HD std::int64_t tiles() const { return end - begin; }
+};
+
+struct IterRange {
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+};
+
+namespace plan {
+
+LEANATTN_HD inline std::int64_t outputs(const PlanView& p) { return p.batch * p.kv_heads; }
+
+LEANATTN_HD inline std::int64_t output_tiles(const PlanView& p, std::int64_t output) {
+    return p.request_tiles[output / p.kv_heads];
+}
+
+// First global iteration of an output tile.
+LEANATTN_HD inline std::int64_t output_offset(const PlanView& p, std::int64_t output) {
+    const std::int64_t b = output / p.kv_heads;
+    return p.request_offset[b] + (output % p.kv_heads) * p.request_tiles[b];
+}
+
+// The output tile that global iteration `iter` (0 ≤ iter < I) belongs to: binary search over requests.
+LEANATTN_HD inline std::int64_t output_of_iteration(const PlanView& p, std::int64_t iter) {
+    std::int64_t lo = 0, hi = p.batch;  // invariant: request_offset[lo] ≤ iter < request_offset[hi]
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (p.request_offset[mid] <= iter) lo = mid; else hi = mid;
+    }
+    return lo * p.kv_heads + (iter - p.request_offset[lo]) / p.request_tiles[lo];
+}
+
+// stream-k: CTAs 0 … (I mod G)−1 get ⌈I/G⌉ LeanTiles, the rest ⌊I/G⌋, contiguous in iteration order.
+LEANATTN_HD inline IterRange stream_k_range(const PlanView& p, std::int64_t cta) {
+    const std::int64_t q = p.total_tiles / p.grid, r = p.total_tiles % p.grid;
+    const std::int64_t begin = cta * q + (cta < r ? cta : r);
+    return {begin, begin + q + (cta < r ? 1 : 0)};
+}
+
+// stream-k: the CTA whose range holds global iteration `iter` (the inverse of stream_k_range).
+LEANATTN_HD inline std::int64_t stream_k_cta_of(const PlanView& p, std::int64_t iter) {
+    const std::int64_t q = p.total_tiles / p.grid, r = p.total_tiles % p.grid;
+    const std::int64_t long_part = r * (q + 1);  // iterations held by the r CTAs with ⌈I/G⌉
+    return iter < long_part ? iter / (q + 1) : r + (iter - long_part) / q;
+}
+
+// The CTA that holds an output's first LeanTile and reduces it.
+LEANATTN_HD inline std::int64_t host_cta(const PlanView& p, std::int64_t output) {
+    switch (p.strategy) {
+        case Strategy::stream_k: return stream_k_cta_of(p, output_offset(p, output));
+        case Strategy::fixed_split: return output * p.splits;
+        case Strategy::no_split: return output;
+    }
+    return -1;
+}
+
+// Contributors of an output: CTAs [host_cta, last) in this order, host first. stream-k: consecutive
+// CTAs; fixed-split: the non-empty splits; no-split: the host alone.
+LEANATTN_HD inline std::int64_t contributor_count(const PlanView& p, std::int64_t output) {
+    const std::int64_t n = output_tiles(p, output);
+    switch (p.strategy) {
+        case Strategy::stream_k: {
+            const std::int64_t first = output_offset(p, output);
+            return stream_k_cta_of(p, first + n - 1) - stream_k_cta_of(p, first) + 1;
+        }
+        case Strategy::fixed_split: return (n + p.chunk - 1) / p.chunk;
+        case Strategy::no_split: return 1;
+    }
+    return 0;
+}
+
+// The i-th contributor (0 = host). stream-k and fixed-split both number contributors consecutively.
+LEANATTN_HD inline std::int64_t contributor(const PlanView& p, std::int64_t output, std::int64_t i) {
+    return host_cta(p, output) + i;
+}
+
+}  // namespace plan
+
+// Walks one CTA's segments in order. stream-k: consecutive outputs from the CTA's iteration range;
+// fixed-split: at most one segment (an empty chunk yields none: the CTA exits at once); no-split: one.
+class CtaWalker {
+public:
+    LEANATTN_HD CtaWalker(const PlanView& plan, std::int64_t cta) : plan_(plan) {
+        switch (plan.strategy) {
+            case Strategy::stream_k: {
+                const IterRange r = plan::stream_k_range(plan, cta);
+                cursor_ = r.begin;
+                end_ = r.end;
+                break;
+            }
+            case Strategy::fixed_split: {
+                const std::int64_t output = cta / plan.splits, split = cta % plan.splits;
+                const std::int64_t n = plan::output_tiles(plan, output);
+                const std::int64_t offset = plan::output_offset(plan, output);
+                const std::int64_t b = split * plan.chunk;
+                const std::int64_t e = b + plan.chunk < n ? b + plan.chunk : n;
+                cursor_ = offset + b;
+                end_ = b < n ? offset + e : cursor_;  // empty chunk: nothing to do
+                break;
+            }
+            case Strategy::no_split: {
+                cursor_ = plan::output_offset(plan, cta);
+                end_ = cursor_ + plan::output_tiles(plan, cta);
+                break;
+            }
+        }
+        load();
+    }
+
+    LEANATTN_HD bool valid() const { return current_.valid; }
+    LEANATTN_HD const Segment& current() const { return current_; }
+    LEANATTN_HD void advance() {
+        cursor_ = output_end_;
+        load();
+    }
+
+private:
+    LEANATTN_HD void load() {
+        current_ = Segment{};
+        if (cursor_ >= end_) return;
+        const std::int64_t output = plan::output_of_iteration(plan_, cursor_);
+        const std::int64_t first = plan::output_offset(plan_, output);
+        output_end_ = first + plan::output_tiles(plan_, output);
+        const std::int64_t stop = end_ < output_end_ ? end_ : output_end_;
+        current_.output = output;
+        current_.begin = cursor_ - first;
+        current_.end = stop - first;
+        current_.host = cursor_ == first;
+        current_.finishing = stop == output_end_;
+        current_.valid = true;
+    }
+
+    PlanView plan_;
+    std::int64_t cursor_ = 0;      // next global iteration to do
+    std::int64_t end_ = 0;         // end of this CTA's range
+    std::int64_t output_end_ = 0;  // end of the current output's iterations
+    Segment current_;
+};
+
+}  // namespace leanattn

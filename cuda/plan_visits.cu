@@ -1,0 +1,76 @@
+#include "plan_visits.cuh"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+#include "core/walker.hpp"
+
+namespace leanattn::cuda {
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// One thread per CTA is enough: the point is the walk, not the math.
+__global__ void count_visits_kernel(PlanView plan, std::int32_t* tile_visits, std::int32_t* segments_per_cta) {
+    const std::int64_t cta = blockIdx.x;
+    if (threadIdx.x != 0 || cta >= plan.grid) return;
+    std::int32_t segments = 0;
+    for (CtaWalker w(plan, cta); w.valid(); w.advance()) {
+        const Segment& s = w.current();
+        const std::int64_t first = plan::output_offset(plan, s.output);
+        for (std::int64_t t = s.begin; t < s.end; ++t) atomicAdd(&tile_visits[first + t], 1);
+        ++segments;
+    }
+    segments_per_cta[cta] = segments;
+}
+
+template <typename T>
+struct DeviceBuffer {
+    T* ptr = nullptr;
+    explicit DeviceBuffer(std::size_t n) { check(cudaMalloc(&ptr, (n ? n : 1) * sizeof(T)), "cudaMalloc"); }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+}  // namespace
+
+bool device_available(std::string* why) {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        if (why) *why = status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found";
+        return false;
+    }
+    return true;
+}
+
+PlanVisits walk_plan_on_device(const Schedule& schedule) {
+    const std::size_t batch = schedule.request_tiles.size();
+    DeviceBuffer<std::int64_t> tiles(batch), offsets(batch + 1);
+    DeviceBuffer<std::int32_t> visits(schedule.total_tiles), segments(schedule.grid);
+    check(cudaMemcpy(tiles.ptr, schedule.request_tiles.data(), batch * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_tiles");
+    check(cudaMemcpy(offsets.ptr, schedule.request_offset.data(), (batch + 1) * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_offset");
+    check(cudaMemset(visits.ptr, 0, schedule.total_tiles * sizeof(std::int32_t)), "clear visits");
+    check(cudaMemset(segments.ptr, 0xff, schedule.grid * sizeof(std::int32_t)), "poison segment counts");
+
+    PlanView plan = schedule.view();
+    plan.request_tiles = tiles.ptr;
+    plan.request_offset = offsets.ptr;
+    count_visits_kernel<<<static_cast<unsigned>(schedule.grid), 32>>>(plan, visits.ptr, segments.ptr);
+    check(cudaGetLastError(), "launch count_visits_kernel");
+    check(cudaDeviceSynchronize(), "run count_visits_kernel");
+
+    PlanVisits out;
+    out.tile_visits.resize(schedule.total_tiles);
+    out.segments_per_cta.resize(schedule.grid);
+    check(cudaMemcpy(out.tile_visits.data(), visits.ptr, schedule.total_tiles * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy visits");
+    check(cudaMemcpy(out.segments_per_cta.data(), segments.ptr, schedule.grid * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy segment counts");
+    return out;
+}
+
+}  // namespace leanattn::cuda
