@@ -9,15 +9,23 @@ namespace leanattn::app {
 namespace {
 
 constexpr std::int64_t max_timeline_rows = 40;
-constexpr std::int64_t bar_width = 36;  // characters for the longest CTA's LeanTiles
+constexpr std::int64_t bar_width = 30;  // characters for the longest CTA's LeanTiles
 
-std::string plural(std::int64_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+std::string plural(std::int64_t n, const std::string& word) {
+    const bool sibilant = !word.empty() && (word.back() == 'h' || word.back() == 's');
+    return std::to_string(n) + " " + word + (n == 1 ? "" : sibilant ? "es" : "s");
+}
 
 std::string segment_label(const Problem& p, const Segment& s) {
     return output_label(p, s.output) + "[" + std::to_string(s.begin) + "," + std::to_string(s.end) + ")" + (s.host ? "*" : "");
 }
 
+// "CTA1,2" for two peers, "CTA3-7" for a longer consecutive run (stream-k peers always are).
 std::string cta_list(const std::vector<std::int64_t>& ctas, std::size_t from) {
+    const std::size_t n = ctas.size() - from;
+    if (n > 2 && ctas.back() - ctas[from] == static_cast<std::int64_t>(n) - 1) {
+        return "CTA" + std::to_string(ctas[from]) + "-" + std::to_string(ctas.back());
+    }
     std::string out;
     for (std::size_t i = from; i < ctas.size(); ++i) out += (i == from ? "CTA" : ",") + std::to_string(ctas[i]);
     return out;
@@ -27,7 +35,7 @@ void write_header(std::ostream& out, const Schedule& s) {
     const Problem& p = s.problem;
     out << strategy_name(s.strategy) << " on " << s.device.name << " (" << s.device.sms << " SMs x " << s.device.ctas_per_sm
         << " CTA/SM): grid " << s.grid << ", " << plural(s.launches, "launch") << ", " << s.total_tiles << " LeanTiles";
-    if (s.strategy == Strategy::fixed_split) out << ", " << s.splits << " splits of " << s.chunk << " LeanTiles";
+    if (s.strategy == Strategy::fixed_split) out << ", " << plural(s.splits, "split") << " of up to " << plural(s.chunk, "LeanTile");
     out << "\nproblem: batch " << p.batch << ", " << p.q_heads << " q-heads / " << p.kv_heads << " kv-heads, head-dim " << p.head_dim
         << ", q-len " << p.q_len << ", tile " << p.tile << ", ctx ";
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
@@ -69,9 +77,11 @@ void write_timeline(std::ostream& out, const Schedule& s, const ScheduleTable& t
             const auto from = static_cast<std::int64_t>(static_cast<double>(done) * cols_per_tile + 0.5);
             done += seg.tiles();
             const auto to = static_cast<std::int64_t>(static_cast<double>(done) * cols_per_tile + 0.5);
-            std::string cell = segment_label(s.problem, seg);
             const std::int64_t width = std::max<std::int64_t>(to - from - 1, 1);
-            if (static_cast<std::int64_t>(cell.size()) > width) cell = cell.substr(0, static_cast<std::size_t>(width));
+            // The full label, else just the output's name, else only the fill character.
+            std::string cell = segment_label(s.problem, seg);
+            if (static_cast<std::int64_t>(cell.size()) > width) cell = output_label(s.problem, seg.output) + (seg.host ? "*" : "");
+            if (static_cast<std::int64_t>(cell.size()) > width) cell.clear();
             cell.resize(static_cast<std::size_t>(width), seg.host ? '=' : '-');
             line += cell + "|";
         }

@@ -1,0 +1,130 @@
+// The command line as users (and other tools) meet it: golden Figure 1 JSON, help, errors, exit codes.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "run_command.hpp"
+
+using leanattn::testing::run_leanattn;
+using leanattn::testing::slurp;
+
+namespace {
+const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+}
+
+TEST_CASE("schedule --format json prints the paper's Figure 1 exactly as the golden file") {
+    const auto r = run_leanattn(figure1 + " --format json");
+    REQUIRE(r.exit_code == 0);
+    const auto golden = nlohmann::json::parse(slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/figures/figure1-stream-k.json"));
+    CHECK(nlohmann::json::parse(r.out) == golden);
+}
+
+TEST_CASE("schedule text shows Figure 1 as a per-SM timeline that fits 80 columns") {
+    const auto r = run_leanattn(figure1);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("SM2 CTA2") && Catch::Contains("h0[4,5)") && Catch::Contains("h1[0,1)*"));
+    CHECK_THAT(r.out, Catch::Contains("reduces h0 <- CTA1,2") && Catch::Contains("reduces h1 <- CTA3,4"));
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("SM", 0) == 0) CHECK(line.size() <= 80);
+    }
+}
+
+TEST_CASE("a large plan is summarised, and --check validates it") {
+    // 6 · 48 · 65536/256 = 73,728 LeanTiles on 264 CTAs: 279 each, and 73,728 − 264 · 279 = 72 CTAs take one more.
+    const auto r = run_leanattn("schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --check");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("LeanTiles per CTA:  279 tiles: 192  280 tiles: 72"));
+    CHECK_THAT(r.err, Catch::Contains("check: ok"));
+}
+
+TEST_CASE("--help teaches, --version answers") {
+    CHECK(run_leanattn("--version").exit_code == 0);
+    const auto help = run_leanattn("schedule --help");
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.out, Catch::Contains("--ctx") && Catch::Contains("--strategy") && Catch::Contains("Figure 1"));
+    const auto top = run_leanattn("--help");
+    CHECK_THAT(top.out, Catch::Contains("schedule") && Catch::Contains("devices") && Catch::Contains("models"));
+}
+
+TEST_CASE("devices and models list what data/ holds, as text and JSON") {
+    const auto devices = run_leanattn("devices --format json");
+    REQUIRE(devices.exit_code == 0);
+    const auto d = nlohmann::json::parse(devices.out);
+    std::set<std::string> names;
+    for (const auto& dev : d["devices"]) names.insert(dev["name"].get<std::string>());
+    for (const char* n : {"paper-5sm", "a100-80gb", "h100-sxm", "h200", "a100-80gb-x8"}) CHECK(names.count(n) == 1);
+    const auto models = run_leanattn("models --format json");
+    REQUIRE(models.exit_code == 0);
+    const auto m = nlohmann::json::parse(models.out);
+    for (const auto& model : m["models"]) {
+        CAPTURE(model["name"].get<std::string>());
+        CHECK(model["q_heads"].get<int>() % model["kv_heads"].get<int>() == 0);
+        CHECK(model["q_heads"].get<int>() * model["head_dim"].get<int>() == model["hidden_size"].get<int>());
+    }
+}
+
+TEST_CASE("--model fills the head shape; explicit flags win") {
+    const auto r = run_leanattn("schedule --model llama-3-70b --ctx 2048 --format json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["problem"]["q_heads"] == 64);
+    CHECK(j["problem"]["kv_heads"] == 8);
+    CHECK(j["problem"]["head_dim"] == 128);
+    CHECK(j["outputs"].size() == 8);
+    const auto over = nlohmann::json::parse(run_leanattn("schedule --model llama-3-70b --kv-heads 16 --ctx 2048 --format json").out);
+    CHECK(over["problem"]["kv_heads"] == 16);
+}
+
+TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"schedule --batch 0", "--batch"},
+        {"schedule --batch -3", "--batch"},
+        {"schedule --heads abc", "--heads"},
+        {"schedule --heads 32 --kv-heads 5", "--kv-heads"},
+        {"schedule --batch 3 --ctx 10,20", "--ctx"},
+        {"schedule --ctx 0", "--ctx"},
+        {"schedule --ctx 100,", "--ctx"},
+        {"schedule --device no-such-gpu", "--device"},
+        {"schedule --model no-such-model", "--model"},
+        {"schedule --device /nonexistent/dev.json", "--device"},
+        {"schedule --tile 100", "--tile"},
+        {"schedule --tile 0", "--tile"},
+        {"schedule --ctx 99999999999999999999", "--ctx"},
+        {"schedule --heads 4611686018427387904 --ctx 4611686018427387904", "overflow"},
+        {"schedule --splits 4", "--splits"},
+        {"schedule --strategy no-split --splits 2", "--splits"},
+        {"schedule --strategy bogus", "--strategy"},
+        {"schedule --format pdf", "--format"},
+        {"schedule --no-such-flag", "no-such-flag"},
+        {"schedule --grid 1000 --device paper-5sm --ctx 100000", "deadlock"},
+        {"nosuchcommand", "nosuchcommand"},
+    };
+    for (const auto& [args, named] : cases) {
+        CAPTURE(args);
+        const auto r = run_leanattn(args);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.rfind("error: ", 0) == 0);
+        CHECK_THAT(r.err, Catch::Contains(named));
+        CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("a malformed device file is refused, naming the file and what is wrong") {
+    const std::string path = "/tmp/leanattn-bad-device.json";
+    {
+        std::ofstream(path) << "{ \"name\": \"x\", \"sms\": \"many\" }";
+    }
+    auto r = run_leanattn("schedule --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains("sms"));
+    {
+        std::ofstream(path) << "{ not json";
+    }
+    r = run_leanattn("schedule --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("malformed JSON"));
+    std::remove(path.c_str());
+}
