@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Planning speed (issue 2, item 9): plan + tabulate + validate in-process, then `leanattn schedule` to JSON
+# end to end, for 1,024 output tiles x 1M tokens on 864 SMs. Writes bench/results/plan-speed.md.
+# usage: bench/plan_speed.sh [build-dir]        (builds the targets it needs first)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+cmake -S "$root" -B "$build" -G Ninja >/dev/null
+cmake --build "$build" --target bench_plan_speed leanattn >/dev/null
+out=$root/bench/results/plan-speed.md
+json=$(mktemp --suffix=.json)
+shown="schedule --device a100-80gb-x8 --batch 4 --heads 256 --head-dim 64 --ctx 1048576 --format json -o FILE"
+args="${shown% FILE} $json"
+best=999999
+for i in 1 2 3 4 5; do
+  t0=$(date +%s%N); "$build/apps/leanattn" $args; t1=$(date +%s%N)
+  ms=$(( (t1 - t0) / 1000000 )); (( ms < best )) && best=$ms
+done
+{
+  echo "# Planning speed"
+  echo
+  echo "Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores), Release build."
+  echo "Command: \`bench/plan_speed.sh\`"
+  echo
+  echo "## Plan, spell out, validate (in-process, median of 200)"
+  echo
+  echo '```'
+  "$build/bench/bench_plan_speed"
+  echo '```'
+  echo
+  echo "## \`leanattn $shown\` (whole process, best of 5)"
+  echo
+  echo "- ${best} ms wall, JSON of $(stat -c %s "$json") bytes ($(grep -c '"cta"' "$json") CTAs)"
+} >"$out"
+rm -f "$json"
+cat "$out"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job, for a newcomer: set up (apt-get), build, show the paper's Figure 1 schedule, a real H100
+# problem under all three strategies, what the simulator predicts for it, then a CPU run of LeanAttention
+# checked against a float64 reference.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${LEANATTN_BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" >/dev/null
+la() { echo; echo "\$ leanattn $*"; "$build/apps/leanattn" "$@"; }
+
+echo "== 1. The LeanAttention paper's Figure 1: 5 SMs, 2 heads x 5 LeanTiles, stream-k =="
+la schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --check
+
+echo; echo "== 2. H100, batch 6 x 48 heads, head-dim 64, 64k context: the three strategies side by side =="
+for s in stream-k fixed-split no-split; do
+  la schedule --device h100-sxm --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy "$s"
+done
+if "$build/apps/leanattn" --help | grep -q '^  simulate'; then
+  la simulate --device h100-sxm --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy all
+fi
+
+if "$build/apps/leanattn" --help | grep -q '^  cpu'; then
+  echo; echo "== 3. Run it for real on this CPU, checked against float64 (exit 1 over tolerance) =="
+  la cpu --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --ctx 3000,700 --dtype fp16 --strategy all
+fi

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages leanattn builds with, when any is missing (needs root, or sudo).
+# CUDA (nvcc) is optional and never installed here: CUDA parts build when it is found.
+set -euo pipefail
+packages=(cmake ninja-build g++ libeigen3-dev catch2 libboost-program-options-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
