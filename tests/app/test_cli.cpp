@@ -40,7 +40,7 @@ TEST_CASE("a large plan is summarised, and --check validates it") {
     CHECK_THAT(r.err, Catch::Contains("check: ok"));
 }
 
-TEST_CASE("--help teaches, --version answers") {
+TEST_CASE("help teaches and version answers") {
     CHECK(run_leanattn("--version").exit_code == 0);
     const auto help = run_leanattn("schedule --help");
     CHECK(help.exit_code == 0);
@@ -66,7 +66,7 @@ TEST_CASE("devices and models list what data/ holds, as text and JSON") {
     }
 }
 
-TEST_CASE("--model fills the head shape; explicit flags win") {
+TEST_CASE("a model fills the head shape and explicit flags win") {
     const auto r = run_leanattn("schedule --model llama-3-70b --ctx 2048 --format json");
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.out);

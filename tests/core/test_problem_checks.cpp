@@ -53,7 +53,7 @@ TEST_CASE("each malformed problem is refused, naming its flag") {
     }
 }
 
-TEST_CASE("--splits is refused for strategies other than fixed-split, --grid for all but stream-k") {
+TEST_CASE("the splits option is refused for strategies other than fixed-split, the grid option for all but stream-k") {
     PlanOptions options;
     options.strategy = Strategy::stream_k;
     options.splits = 4;
