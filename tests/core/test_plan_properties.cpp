@@ -96,7 +96,7 @@ TEST_CASE("in a ragged batch each request contributes its own LeanTile count, wi
     CHECK(t.outputs[8].tiles == 2);
 }
 
-TEST_CASE("fixed-split chunks come from the longest request; a shorter request's empty chunks are CTAs that exit at once") {
+TEST_CASE("fixed-split chunks come from the longest request and a shorter request's empty chunks are CTAs that exit at once") {
     Problem p;
     p.batch = 2;
     p.q_heads = p.kv_heads = 1;
