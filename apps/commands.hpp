@@ -14,5 +14,8 @@ using Args = std::vector<std::string>;
 int schedule_main(const Args& args);
 int devices_main(const Args& args);
 int models_main(const Args& args);
+#if defined(LEANATTN_WITH_CUDA)
+int cuda_main(const Args& args);  // `cuda validate` and `cuda bench`
+#endif
 
 }  // namespace leanattn::app

@@ -26,6 +26,9 @@ const Subcommand subcommands[] = {
     {"schedule", "plan a problem and show how its LeanTiles land on the SMs (text, json, svg, html)", schedule_main},
     {"devices", "list the GPUs in data/devices", devices_main},
     {"models", "list the model attention shapes in data/models", models_main},
+#if defined(LEANATTN_WITH_CUDA)
+    {"cuda", "validate|bench: run the decode kernels on this GPU, checked against float64 / timed against the floor", cuda_main},
+#endif
 };
 
 void print_usage(std::ostream& out) {

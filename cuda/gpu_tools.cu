@@ -1,0 +1,98 @@
+#include "gpu_tools.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <type_traits>
+
+namespace leanattn::cuda {
+
+namespace {
+
+__device__ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+template <typename T>
+__global__ void fill_random_kernel(T* data, std::int64_t n, std::uint64_t seed) {
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+        const double u = static_cast<double>(mix(seed * 0x100000001B3ull ^ static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;  // [0,1)
+        const float x = static_cast<float>((2.0 * u - 1.0) * 1.7320508075688772);
+        if constexpr (std::is_same_v<T, __half>) data[i] = __float2half_rn(x);
+        else data[i] = __float2bfloat16_rn(x);
+    }
+}
+
+template <typename T>
+__global__ void to_float_kernel(const T* in, float* out, std::int64_t n) {
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+        if constexpr (std::is_same_v<T, __half>) out[i] = __half2float(in[i]);
+        else out[i] = __bfloat162float(in[i]);
+    }
+}
+
+constexpr unsigned fill_blocks = 1024, fill_threads = 256;
+
+}  // namespace
+
+std::size_t dtype_bytes(DType) { return 2; }
+
+void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed) {
+    if (dtype == DType::fp16) fill_random_kernel<<<fill_blocks, fill_threads>>>(static_cast<__half*>(data), n, seed);
+    else fill_random_kernel<<<fill_blocks, fill_threads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
+    check(cudaGetLastError(), "fill_random");
+}
+
+void poison_nan(void* data, std::int64_t n, DType dtype) {
+    // 0xFFFF is a NaN in fp16 (exponent all ones, mantissa ≠ 0) and in bf16 alike.
+    check(cudaMemset(data, 0xFF, static_cast<std::size_t>(n) * dtype_bytes(dtype)), "poison");
+}
+
+void poison_nan_f32(float* data, std::int64_t n) { check(cudaMemset(data, 0xFF, static_cast<std::size_t>(n) * 4), "poison"); }
+
+std::vector<float> to_host_float(const void* data, std::int64_t n, DType dtype) {
+    DeviceBuffer tmp(static_cast<std::size_t>(n) * sizeof(float));
+    if (dtype == DType::fp16) to_float_kernel<<<fill_blocks, fill_threads>>>(static_cast<const __half*>(data), tmp.get<float>(), n);
+    else to_float_kernel<<<fill_blocks, fill_threads>>>(static_cast<const __nv_bfloat16*>(data), tmp.get<float>(), n);
+    check(cudaGetLastError(), "to_float");
+    std::vector<float> out(static_cast<std::size_t>(n));
+    check(cudaMemcpy(out.data(), tmp.get(), out.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy to host");
+    return out;
+}
+
+L2Flusher::L2Flusher() {
+    int device = 0, l2 = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "L2 size");
+    scratch_ = DeviceBuffer(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 4);
+}
+
+void L2Flusher::flush() { check(cudaMemsetAsync(scratch_.get(), 0x5A, scratch_.bytes()), "flush L2"); }
+
+double measure_copy_gbps(std::size_t bytes) {
+    DeviceBuffer a(bytes), b(bytes);
+    check(cudaMemset(a.get(), 1, bytes), "init");
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "event");
+    check(cudaEventCreate(&stop), "event");
+    std::vector<float> ms;
+    for (int i = 0; i < 12; ++i) {
+        check(cudaEventRecord(start), "record");
+        check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "copy");
+        check(cudaEventRecord(stop), "record");
+        check(cudaEventSynchronize(stop), "sync");
+        float t = 0;
+        check(cudaEventElapsedTime(&t, start, stop), "elapsed");
+        if (i >= 2) ms.push_back(t);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(ms.begin(), ms.end());
+    return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
+}
+
+}  // namespace leanattn::cuda
