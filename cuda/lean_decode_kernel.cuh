@@ -3,10 +3,12 @@
 // launch (Algorithm 2), or every split stores a partial for the reduce kernel (fixed-split).
 //
 // Work split inside a CTA (8 warps): a segment's tokens are cut into blocks of STEPS × TOKENS_PER_STEP
-// tokens dealt round-robin to the warps. In a warp, D/8 lanes share one token (each holds 8 dims as
-// one 16-byte load), so one warp-wide load reads 512 contiguous bytes of K (or V). Each warp keeps its
-// own running (m, l, acc); the 8 warp states merge through shared memory at the end of a segment, so
-// no block-wide barrier is paid per LeanTile. Shapes: see decode_params.cuh.
+// tokens dealt round-robin to the warps. In a warp, D/8 lanes share one token (each holds 8 dims, one
+// 16-byte slot), so one warp-wide copy moves 512 contiguous bytes of K (or V). Blocks stream into a
+// per-warp cp.async pipeline in shared memory, so the bytes in flight do not cost registers (what lets
+// GQA, with up to 8 query rows per lane, stream as fast as MHA). Each warp keeps its own running
+// (m, l, acc); the 8 warp states merge through shared memory at the end of a segment, so no block-wide
+// barrier is paid per LeanTile. Shapes: see decode_params.cuh.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -69,12 +71,40 @@ __device__ inline void merge_state(float& m, float& l, float& a, float m2, float
     m = mn;
 }
 
-template <int ROWS>
-struct BlockState {  // the 8 warps' (m, l, acc) at the end of a segment
-    float m[warps][ROWS];
-    float l[warps][ROWS];
-    float acc[warps][ROWS][128];
+// 16-byte global → shared copy that bypasses registers and L1; `live == false` writes zeros instead
+// (a token past the end of the context: its p is 0, and 0 · garbage could be NaN, 0 · 0 is not).
+__device__ inline void cp_async_16(uint4* smem, const void* gmem, bool live) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(gmem), "r"(live ? 16 : 0) : "memory");
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+
+// A warp's end-of-segment state, written over its own (then idle) stage memory.
+template <int ROWS, int D>
+struct WarpState {
+    float m[ROWS];
+    float l[ROWS];
+    float acc[ROWS][D];
 };
+
+// Per-warp shared memory: `stages` stages of (K block, V block), steps × 32 slots of 16 bytes each.
+template <int STEPS, int STAGES>
+struct WarpStages {
+    static constexpr int slots = STAGES * 2 * STEPS * 32;
+    static constexpr int bytes = slots * 16;
+};
+
+// Pipeline depth: about 24 KB of stages per warp, whatever the block size, so (stages − 1) blocks
+// (≈ 16 KB per warp, 128 KB per SM) are in flight: enough to cover HBM latency at full bandwidth.
+__host__ __device__ constexpr int steps_for(int rows) { return rows <= 2 ? 8 : (rows <= 4 ? 4 : 2); }
+__host__ __device__ constexpr int stages_for(int steps) { return 24576 / (steps * 32 * 16 * 2) < 3 ? 3 : 24576 / (steps * 32 * 16 * 2); }
+
+template <int ROWS, int D>
+constexpr int shared_bytes() {
+    return warps * WarpStages<steps_for(ROWS), stages_for(steps_for(ROWS))>::bytes;
+}
 
 }  // namespace detail
 
@@ -84,13 +114,18 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
     static_assert(D == 64 || D == 128, "head_dim 64 or 128");
     constexpr int lanes_per_token = D / 8;
     constexpr int tokens_per_step = 32 / lanes_per_token;
-    constexpr int steps = ROWS <= 2 ? 8 : (ROWS <= 4 ? 4 : 2);  // loads in flight per lane, bounded by registers
+    constexpr int steps = steps_for(ROWS);  // tokens per lane per block: their scores live in registers
     constexpr int block_tokens = steps * tokens_per_step;
+    constexpr int stages = stages_for(steps);
     constexpr int entries = ROWS * D;  // output values of one output tile
     constexpr int per_thread = (entries + threads - 1) / threads;
 
-    __shared__ BlockState<ROWS> st;
+    extern __shared__ uint4 smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint4* const warp_smem = smem + warp * WarpStages<steps, stages>::slots;
+    auto stage_k = [](uint4* base, std::int64_t stage) { return base + stage * 2 * steps * 32; };
+    auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * WarpStages<steps, stages>::slots); };
+    static_assert(sizeof(WarpState<ROWS, D>) <= WarpStages<steps, stages>::bytes, "a warp's state fits its stage memory");
     const int chunk = lane % lanes_per_token;  // which 8 dims this lane holds
     const int sub = lane / lanes_per_token;    // which token of a step
     const std::int64_t cta = blockIdx.x;
@@ -125,29 +160,46 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
             for (int i = 0; i < 8; ++i) acc[r][i] = 0.0f;
         }
 
-        for (std::int64_t start = tok_begin + warp * block_tokens; start < tok_end; start += warps * block_tokens) {
-            uint4 kr[steps], vr[steps];
+        // Software pipeline, per warp: block i of this warp's blocks streams into stage i % stages with
+        // cp.async while the warp computes on older stages, so (stages − 1) blocks of K and V are in flight
+        // without holding registers. Each lane reads back only the 16-byte slots it copied itself, so a
+        // lane's own wait_group is the only synchronisation needed.
+        const std::int64_t first = tok_begin + warp * block_tokens;
+        const std::int64_t blocks = first < tok_end ? (tok_end - first + warps * block_tokens - 1) / (warps * block_tokens) : 0;
+        auto issue = [&](std::int64_t i) {
+            if (i < blocks) {
+                uint4* ks = stage_k(warp_smem, i % stages);
+                uint4* vs = ks + steps * 32;
+                const std::int64_t start = first + i * warps * block_tokens;
 #pragma unroll
-            for (int s = 0; s < steps; ++s) {  // issue every load of the block before using any
-                const std::int64_t t = start + s * tokens_per_step + sub;
-                if (t < tok_end) {
-                    kr[s] = __ldg(reinterpret_cast<const uint4*>(kbase + t * D));
-                    vr[s] = __ldg(reinterpret_cast<const uint4*>(vbase + t * D));
-                } else {
-                    kr[s] = vr[s] = make_uint4(0, 0, 0, 0);
+                for (int s = 0; s < steps; ++s) {
+                    const std::int64_t t = start + s * tokens_per_step + sub;
+                    const bool live = t < tok_end;
+                    cp_async_16(ks + s * 32 + lane, kbase + (live ? t : 0) * D, live);
+                    cp_async_16(vs + s * 32 + lane, vbase + (live ? t : 0) * D, live);
                 }
             }
+            cp_async_commit();  // an empty group past the end keeps the wait count uniform
+        };
+#pragma unroll
+        for (int i = 0; i < stages - 1; ++i) issue(i);
+        for (std::int64_t i = 0; i < blocks; ++i) {
+            issue(i + stages - 1);
+            cp_async_wait<stages - 1>();
+            const uint4* ks = stage_k(warp_smem, i % stages);
+            const uint4* vs = ks + steps * 32;
+            const std::int64_t start = first + i * warps * block_tokens;
             float score[steps][ROWS];
 #pragma unroll
             for (int s = 0; s < steps; ++s) {
                 float kf[8];
-                to_float8(kr[s], K, kf);
+                to_float8(ks[s * 32 + lane], K, kf);
                 const bool live = start + s * tokens_per_step + sub < tok_end;
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) {
                     float dot = 0.0f;
 #pragma unroll
-                    for (int i = 0; i < 8; ++i) dot = fmaf(q[r][i], kf[i], dot);
+                    for (int k = 0; k < 8; ++k) dot = fmaf(q[r][k], kf[k], dot);
 #pragma unroll
                     for (int off = lanes_per_token / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
                     score[s][r] = live ? dot : -INFINITY;
@@ -165,19 +217,19 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
                 const float correction = m_new[r] == -INFINITY ? 1.0f : exp2_or_zero(m[r] - m_new[r]);
                 l[r] *= correction;
 #pragma unroll
-                for (int i = 0; i < 8; ++i) acc[r][i] *= correction;
+                for (int k = 0; k < 8; ++k) acc[r][k] *= correction;
                 psum[r] = 0.0f;
             }
 #pragma unroll
             for (int s = 0; s < steps; ++s) {
                 float vf[8];
-                to_float8(vr[s], V, vf);
+                to_float8(vs[s * 32 + lane], V, vf);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) {
                     const float pr = m_new[r] == -INFINITY ? 0.0f : exp2_or_zero(score[s][r] - m_new[r]);
                     psum[r] += pr;
 #pragma unroll
-                    for (int i = 0; i < 8; ++i) acc[r][i] = fmaf(pr, vf[i], acc[r][i]);
+                    for (int k = 0; k < 8; ++k) acc[r][k] = fmaf(pr, vf[k], acc[r][k]);
                 }
             }
 #pragma unroll
@@ -189,6 +241,8 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
                 m[r] = m_new[r];
             }
         }
+        cp_async_wait<0>();  // nothing of this warp in flight any more: its stage memory can hold its state
+        __syncwarp();
 
         // Warp state → shared memory: the subs of a warp share m, so their accumulators simply add.
 #pragma unroll
@@ -200,11 +254,11 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
             }
             if (sub == 0) {
 #pragma unroll
-                for (int i = 0; i < 8; ++i) st.acc[warp][r][chunk * 8 + i] = acc[r][i];
+                for (int i = 0; i < 8; ++i) state_of(warp)->acc[r][chunk * 8 + i] = acc[r][i];
             }
             if (lane == 0) {
-                st.m[warp][r] = m[r];
-                st.l[warp][r] = l[r];
+                state_of(warp)->m[r] = m[r];
+                state_of(warp)->l[r] = l[r];
             }
         }
         __syncthreads();
@@ -217,7 +271,7 @@ __global__ void __launch_bounds__(detail::threads) lean_decode_kernel(const Deco
             fm[j] = -INFINITY, fl[j] = 0.0f, fa[j] = 0.0f;
             if (e >= entries) continue;
             const int r = e / D, d = e % D;
-            for (int w = 0; w < warps; ++w) merge_state(fm[j], fl[j], fa[j], st.m[w][r], st.l[w][r], st.acc[w][r][d]);
+            for (int w = 0; w < warps; ++w) merge_state(fm[j], fl[j], fa[j], state_of(w)->m[r], state_of(w)->l[r], state_of(w)->acc[r][d]);
         }
 
         const std::int64_t peers = plan::contributor_count(p.plan, seg.output);

@@ -40,6 +40,17 @@ void dispatch(DType dtype, std::int64_t head_dim, std::int64_t group, F&& f) {
     else by_dim(__nv_bfloat16{});
 }
 
+// The pipeline wants more than the default 48 KB of dynamic shared memory: opt in once per kernel.
+template <typename T, int D, int ROWS>
+void allow_shared() {
+    static const bool done = [] {
+        check(cudaFuncSetAttribute(lean_decode_kernel<T, D, ROWS>, cudaFuncAttributeMaxDynamicSharedMemorySize, detail::shared_bytes<ROWS, D>()),
+              "allow shared memory");
+        return true;
+    }();
+    (void)done;
+}
+
 }  // namespace
 
 void check_supported(const Problem& p) {
@@ -53,8 +64,10 @@ int resident_ctas_per_sm(DType dtype, std::int64_t head_dim, std::int64_t group)
     int blocks = 0;
     dispatch(dtype, head_dim, group, [&](auto type_tag, auto dim_tag, auto rows_tag) {
         using T = decltype(type_tag);
-        auto kernel = lean_decode_kernel<T, decltype(dim_tag)::value, decltype(rows_tag)::value>;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, detail::threads, 0), "occupancy query");
+        constexpr int D = decltype(dim_tag)::value, ROWS = decltype(rows_tag)::value;
+        auto kernel = lean_decode_kernel<T, D, ROWS>;
+        allow_shared<T, D, ROWS>();
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, detail::threads, detail::shared_bytes<ROWS, D>()), "occupancy query");
     });
     return blocks;
 }
@@ -107,7 +120,8 @@ void LeanDecoder::run(const DecodeTensors& t) {
     dispatch(dtype_, schedule_.problem.head_dim, p.group, [&](auto type_tag, auto dim_tag, auto rows_tag) {
         using T = decltype(type_tag);
         constexpr int D = decltype(dim_tag)::value, ROWS = decltype(rows_tag)::value;
-        lean_decode_kernel<T, D, ROWS><<<grid, detail::threads>>>(p);
+        allow_shared<T, D, ROWS>();
+        lean_decode_kernel<T, D, ROWS><<<grid, detail::threads, detail::shared_bytes<ROWS, D>()>>>(p);
         check(cudaGetLastError(), "launch lean_decode_kernel");
         if (reduce) {
             split_reduce_kernel<T, D, ROWS><<<outputs, detail::threads>>>(p);
