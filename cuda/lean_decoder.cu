@@ -9,7 +9,8 @@
 #include <type_traits>
 
 #include "core/input_error.hpp"
-#include "lean_decode_kernel.cuh"
+#include "decode_mma.cuh"
+#include "decode_simt.cuh"
 
 namespace leanattn::cuda {
 
@@ -40,15 +41,22 @@ void dispatch(DType dtype, std::int64_t head_dim, std::int64_t group, F&& f) {
     else by_dim(__nv_bfloat16{});
 }
 
-// The pipeline wants more than the default 48 KB of dynamic shared memory: opt in once per kernel.
+using KernelFn = void (*)(DecodeParams);
+
+// One or two query rows per output tile: CUDA cores stream at memory speed. Four or eight: the rows'
+// arithmetic would make CUDA cores the bottleneck, so tensor cores take it (decode_mma.cuh).
 template <typename T, int D, int ROWS>
-void allow_shared() {
-    static const bool done = [] {
-        check(cudaFuncSetAttribute(lean_decode_kernel<T, D, ROWS>, cudaFuncAttributeMaxDynamicSharedMemorySize, detail::shared_bytes<ROWS, D>()),
-              "allow shared memory");
+KernelFn decode_kernel() {
+    KernelFn kernel = nullptr;
+    if constexpr (ROWS <= 2) kernel = decode_simt_kernel<T, D, ROWS>;
+    else kernel = decode_mma_kernel<T, D, ROWS>;
+    // The pipeline wants more than the default 48 KB of dynamic shared memory: opt in once per kernel.
+    static const bool allowed = [&] {
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, detail::shared_bytes()), "allow shared memory");
         return true;
     }();
-    (void)done;
+    (void)allowed;
+    return kernel;
 }
 
 }  // namespace
@@ -65,9 +73,8 @@ int resident_ctas_per_sm(DType dtype, std::int64_t head_dim, std::int64_t group)
     dispatch(dtype, head_dim, group, [&](auto type_tag, auto dim_tag, auto rows_tag) {
         using T = decltype(type_tag);
         constexpr int D = decltype(dim_tag)::value, ROWS = decltype(rows_tag)::value;
-        auto kernel = lean_decode_kernel<T, D, ROWS>;
-        allow_shared<T, D, ROWS>();
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, detail::threads, detail::shared_bytes<ROWS, D>()), "occupancy query");
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, decode_kernel<T, D, ROWS>(), detail::threads, detail::shared_bytes()),
+              "occupancy query");
     });
     return blocks;
 }
@@ -120,9 +127,8 @@ void LeanDecoder::run(const DecodeTensors& t) {
     dispatch(dtype_, schedule_.problem.head_dim, p.group, [&](auto type_tag, auto dim_tag, auto rows_tag) {
         using T = decltype(type_tag);
         constexpr int D = decltype(dim_tag)::value, ROWS = decltype(rows_tag)::value;
-        allow_shared<T, D, ROWS>();
-        lean_decode_kernel<T, D, ROWS><<<grid, detail::threads, detail::shared_bytes<ROWS, D>()>>>(p);
-        check(cudaGetLastError(), "launch lean_decode_kernel");
+        decode_kernel<T, D, ROWS>()<<<grid, detail::threads, detail::shared_bytes()>>>(p);
+        check(cudaGetLastError(), "launch decode kernel");
         if (reduce) {
             split_reduce_kernel<T, D, ROWS><<<outputs, detail::threads>>>(p);
             check(cudaGetLastError(), "launch split_reduce_kernel");

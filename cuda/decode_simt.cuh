@@ -1,0 +1,177 @@
+// decode_simt.cuh — the decode kernel on CUDA cores, for 1 or 2 query rows per output tile (MHA and
+// narrow GQA; wider groups go to decode_mma.cuh, where the rows share tensor-core work): every CTA walks its plan segments with the core's CtaWalker and runs Algorithm 1 (online
+// softmax over LeanTiles) on each; decode_device.cuh finishes each segment (Algorithm 2's reduction).
+//
+// Work split inside a CTA (8 warps): a segment's tokens are cut into blocks of STEPS × TOKENS_PER_STEP
+// tokens dealt round-robin to the warps. In a warp, D/8 lanes share one token (each holds 8 dims, one
+// 16-byte slot), so one warp-wide copy moves 512 contiguous bytes of K (or V). Blocks stream into a
+// per-warp cp.async pipeline in shared memory, so the bytes in flight cost no registers. Each warp keeps
+// its own running (m, l, acc); the 8 warp states merge at the end of a segment, so no block-wide
+// barrier is paid per LeanTile. Shapes: see decode_params.cuh.
+#pragma once
+
+#include "decode_device.cuh"
+
+namespace leanattn::cuda {
+
+template <typename T, int D, int ROWS>
+__global__ void __launch_bounds__(detail::threads) decode_simt_kernel(const DecodeParams p) {
+    using namespace detail;
+    static_assert(D == 64 || D == 128, "head_dim 64 or 128");
+    constexpr int lanes_per_token = D / 8;
+    constexpr int tokens_per_step = 32 / lanes_per_token;
+    constexpr int steps = 8;  // tokens per lane per block: their scores live in registers
+    constexpr int block_tokens = steps * tokens_per_step;
+    constexpr int stage_bytes = 2 * steps * 32 * 16;  // K and V of one block
+    constexpr int stages = stages_for(stage_bytes);
+    static_assert(stages >= 3, "at least two blocks in flight while one is computed");
+
+    extern __shared__ uint4 smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int warp_slots = warp_smem_bytes / 16;
+    uint4* const warp_smem = smem + warp * warp_slots;
+    auto stage_k = [](uint4* base, std::int64_t stage) { return base + stage * 2 * steps * 32; };
+    auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * warp_slots); };
+    static_assert(sizeof(WarpState<ROWS, D>) <= warp_smem_bytes, "a warp's state fits its stage memory");
+    const int chunk = lane % lanes_per_token;  // which 8 dims this lane holds
+    const int sub = lane / lanes_per_token;    // which token of a step
+    const std::int64_t cta = blockIdx.x;
+    const T* Q = static_cast<const T*>(p.q);
+    const T* K = static_cast<const T*>(p.k);
+    const T* V = static_cast<const T*>(p.v);
+    const std::int64_t kv_heads = p.plan.kv_heads;
+
+    for (CtaWalker walker(p.plan, cta); walker.valid(); walker.advance()) {
+        const Segment seg = walker.current();
+        const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
+        const std::int64_t tok_begin = seg.begin * p.tile;
+        const std::int64_t tok_end = min(seg.end * p.tile, p.ctx[b]);
+        const std::int64_t out_row0 = (b * kv_heads + h) * ROWS;  // first of the ROWS query heads (q_len = 1)
+        const T* kbase = K + (b * kv_heads + h) * p.max_ctx * D + chunk * 8;
+        const T* vbase = V + (b * kv_heads + h) * p.max_ctx * D + chunk * 8;
+
+        float q[ROWS][8];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            to_float8(*reinterpret_cast<const uint4*>(Q + (out_row0 + r) * D + chunk * 8), Q, q[r]);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
+        }
+        float m[ROWS], l[ROWS], acc[ROWS][8];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            m[r] = -INFINITY;
+            l[r] = 0.0f;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) acc[r][i] = 0.0f;
+        }
+
+        // Software pipeline, per warp: block i of this warp's blocks streams into stage i % stages with
+        // cp.async while the warp computes on older stages, so (stages − 1) blocks of K and V are in flight
+        // without holding registers. Each lane reads back only the 16-byte slots it copied itself, so a
+        // lane's own wait_group is the only synchronisation needed.
+        const std::int64_t first = tok_begin + warp * block_tokens;
+        const std::int64_t blocks = first < tok_end ? (tok_end - first + warps * block_tokens - 1) / (warps * block_tokens) : 0;
+        auto issue = [&](std::int64_t i) {
+            if (i < blocks) {
+                uint4* ks = stage_k(warp_smem, i % stages);
+                uint4* vs = ks + steps * 32;
+                const std::int64_t start = first + i * warps * block_tokens;
+#pragma unroll
+                for (int s = 0; s < steps; ++s) {
+                    const std::int64_t t = start + s * tokens_per_step + sub;
+                    const bool live = t < tok_end;
+                    cp_async_16(ks + s * 32 + lane, kbase + (live ? t : 0) * D, live);
+                    cp_async_16(vs + s * 32 + lane, vbase + (live ? t : 0) * D, live);
+                }
+            }
+            cp_async_commit();  // an empty group past the end keeps the wait count uniform
+        };
+#pragma unroll
+        for (int i = 0; i < stages - 1; ++i) issue(i);
+        for (std::int64_t i = 0; i < blocks; ++i) {
+            issue(i + stages - 1);
+            cp_async_wait<stages - 1>();
+            const uint4* ks = stage_k(warp_smem, i % stages);
+            const uint4* vs = ks + steps * 32;
+            const std::int64_t start = first + i * warps * block_tokens;
+            float score[steps][ROWS];
+#pragma unroll
+            for (int s = 0; s < steps; ++s) {
+                float kf[8];
+                to_float8(ks[s * 32 + lane], K, kf);
+                const bool live = start + s * tokens_per_step + sub < tok_end;
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    float dot = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < 8; ++k) dot = fmaf(q[r][k], kf[k], dot);
+#pragma unroll
+                    for (int off = lanes_per_token / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+                    score[s][r] = live ? dot : -INFINITY;
+                }
+            }
+            float m_new[ROWS], psum[ROWS];
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                float mx = score[0][r];
+#pragma unroll
+                for (int s = 1; s < steps; ++s) mx = fmaxf(mx, score[s][r]);
+#pragma unroll
+                for (int off = lanes_per_token; off < 32; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+                m_new[r] = fmaxf(m[r], mx);
+                const float correction = m_new[r] == -INFINITY ? 1.0f : exp2_or_zero(m[r] - m_new[r]);
+                l[r] *= correction;
+#pragma unroll
+                for (int k = 0; k < 8; ++k) acc[r][k] *= correction;
+                psum[r] = 0.0f;
+            }
+#pragma unroll
+            for (int s = 0; s < steps; ++s) {
+                float vf[8];
+                to_float8(vs[s * 32 + lane], V, vf);
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    const float pr = m_new[r] == -INFINITY ? 0.0f : exp2_or_zero(score[s][r] - m_new[r]);
+                    psum[r] += pr;
+#pragma unroll
+                    for (int k = 0; k < 8; ++k) acc[r][k] = fmaf(pr, vf[k], acc[r][k]);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                // Lanes of one token hold the same p: sum across tokens (subs) only.
+#pragma unroll
+                for (int off = lanes_per_token; off < 32; off *= 2) psum[r] += __shfl_xor_sync(0xffffffffu, psum[r], off);
+                l[r] += psum[r];
+                m[r] = m_new[r];
+            }
+        }
+        cp_async_wait<0>();  // nothing of this warp in flight any more: its stage memory can hold its state
+        __syncwarp();
+
+        // Warp state → shared memory: the subs of a warp share m, so their accumulators simply add.
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+#pragma unroll
+                for (int off = lanes_per_token; off < 32; off *= 2) acc[r][i] += __shfl_xor_sync(0xffffffffu, acc[r][i], off);
+            }
+            if (sub == 0) {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) state_of(warp)->acc[r][chunk * 8 + i] = acc[r][i];
+            }
+            if (lane == 0) {
+                state_of(warp)->m[r] = m[r];
+                state_of(warp)->l[r] = l[r];
+            }
+        }
+        __syncthreads();
+
+        finish_segment<T, D, ROWS>(p, seg, cta, out_row0, state_of);
+        __syncthreads();  // shared state is reused by the next segment
+    }
+}
+
+}  // namespace leanattn::cuda
