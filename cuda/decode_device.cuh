@@ -133,14 +133,18 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, std::i
         if (threadIdx.x == 0) store_release(p.flags + cta, p.epoch);
     } else {
         if (peers > 1) {
-            // Host: wait for each peer in plan order, merge its partial (read from L2: L1 is not coherent).
+            // Host: acquire every peer's flag at once (thread i waits on peer i), one barrier, then merge
+            // the partials in plan order. Waiting peer by peer would put a flag round trip and a load
+            // round trip per peer on the critical path: with 16 peers, microseconds.
+            for (std::int64_t i = 1 + threadIdx.x; i < peers; i += threads) {
+                const int* flag = p.flags + plan::contributor(p.plan, seg.output, i);
+                while (load_acquire(flag) != p.epoch) __nanosleep(32);
+            }
+            __syncthreads();
+#pragma unroll 4
             for (std::int64_t i = 1; i < peers; ++i) {
-                const std::int64_t peer = plan::contributor(p.plan, seg.output, i);
-                if (threadIdx.x == 0) {
-                    while (load_acquire(p.flags + peer) != p.epoch) __nanosleep(32);
-                }
-                __syncthreads();
-                const float* other = p.partials + peer * (entries + 2 * ROWS);
+                // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
+                const float* other = p.partials + plan::contributor(p.plan, seg.output, i) * (entries + 2 * ROWS);
 #pragma unroll
                 for (int j = 0; j < per_thread; ++j) {
                     const int e = threadIdx.x + j * threads;
