@@ -171,6 +171,16 @@ struct CudaOptions {
     int repeat = 50;
 };
 
+// The plan of one strategy for the live GPU, refused (InputError) if a host could wait on a CTA that is
+// not co-resident.
+Schedule plan_for(const CudaOptions& opt, const Problem& problem, const DeviceSpec& device, Strategy strategy) {
+    PlanOptions plan = opt.input.plan;
+    plan.strategy = strategy;
+    Schedule s = make_schedule(problem, device, plan);
+    check_coresidency(s);
+    return s;
+}
+
 int run_validate(const CudaOptions& opt, std::ostream& out) {
     GpuProblem g = make_inputs(opt.input.problem, opt.dtype, opt.seed);
     const Reference ref = reference(g);
@@ -180,10 +190,7 @@ int run_validate(const CudaOptions& opt, std::ostream& out) {
     out << "validate on " << device.name << " (" << device.sms << " SMs x " << device.ctas_per_sm << " CTAs/SM), tolerance rel L2 <= "
         << tolerance(opt.dtype) << "\n";
     for (Strategy strategy : opt.input.strategies) {
-        PlanOptions plan = opt.input.plan;
-        plan.strategy = strategy;
-        const Schedule s = make_schedule(g.problem, device, plan);
-        check_coresidency(s);
+        const Schedule s = plan_for(opt, g.problem, device, strategy);
         cuda::LeanDecoder decoder(s, opt.dtype);
         Errors worst;
         for (int run = 0; run < 3; ++run) {  // poisoned before every run: a stale result cannot pass
@@ -225,10 +232,7 @@ int run_bench(const CudaOptions& opt, std::ostream& out) {
     out << std::left << std::setw(12) << "strategy" << std::right << std::setw(7) << "grid" << std::setw(9) << "launch" << std::setw(11)
         << "median_us" << std::setw(9) << "GB/s" << std::setw(10) << "of_floor" << "\n";
     for (Strategy strategy : opt.input.strategies) {
-        PlanOptions plan = opt.input.plan;
-        plan.strategy = strategy;
-        const Schedule s = make_schedule(g.problem, device, plan);
-        check_coresidency(s);
+        const Schedule s = plan_for(opt, g.problem, device, strategy);
         cuda::LeanDecoder decoder(s, opt.dtype);
         std::vector<float> ms;
         for (int i = 0; i < opt.repeat + 3; ++i) {

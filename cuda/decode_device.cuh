@@ -75,6 +75,19 @@ __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;"
 template <int N>
 __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
+// Where one segment's data lives: its tokens [tok_begin, tok_end) of request b (the last LeanTile may be
+// partial), the first of its ROWS query rows in Q and O, and the element offset of its (request, kv-head)
+// slice of K and V.
+struct SegmentSpan {
+    std::int64_t tok_begin, tok_end, out_row0, kv_offset;
+};
+template <int D, int ROWS>
+__device__ inline SegmentSpan segment_span(const DecodeParams& p, const Segment& seg) {
+    const std::int64_t kv_heads = p.plan.kv_heads;
+    const std::int64_t b = seg.output / kv_heads;
+    return {seg.begin * p.tile, min(seg.end * p.tile, p.ctx[b]), seg.output * ROWS, seg.output * p.max_ctx * D};
+}
+
 // A warp's end-of-segment state, written over its own (then idle) stage memory.
 template <int ROWS, int D>
 struct WarpState {

@@ -80,16 +80,13 @@ __global__ void __launch_bounds__(detail::threads) decode_mma_kernel(const Decod
     const T* Q = static_cast<const T*>(p.q);
     const T* K = static_cast<const T*>(p.k);
     const T* V = static_cast<const T*>(p.v);
-    const std::int64_t kv_heads = p.plan.kv_heads;
 
     for (CtaWalker walker(p.plan, cta); walker.valid(); walker.advance()) {
         const Segment seg = walker.current();
-        const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
-        const std::int64_t tok_begin = seg.begin * p.tile;
-        const std::int64_t tok_end = min(seg.end * p.tile, p.ctx[b]);
-        const std::int64_t out_row0 = (b * kv_heads + h) * ROWS;
-        const T* kbase = K + (b * kv_heads + h) * p.max_ctx * D;
-        const T* vbase = V + (b * kv_heads + h) * p.max_ctx * D;
+        const SegmentSpan span = segment_span<D, ROWS>(p, seg);
+        const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end, out_row0 = span.out_row0;
+        const T* kbase = K + span.kv_offset;
+        const T* vbase = V + span.kv_offset;
 
         // Q as the A operand, per 16-dim k-chunk: a0 = (row, col2..+1), a2 = (row, col2+8..+9); rows ≥ ROWS
         // and the padding rows 8..15 (a1, a3) are zero.
