@@ -12,6 +12,8 @@ namespace leanattn::app {
 using Args = std::vector<std::string>;
 
 int schedule_main(const Args& args);
+int simulate_main(const Args& args);
+int sweep_main(const Args& args);
 int devices_main(const Args& args);
 int models_main(const Args& args);
 #if defined(LEANATTN_WITH_CUDA)

@@ -72,19 +72,27 @@ DeviceSpec device_from_file(const fs::path& file) {
     d.description = optional_string(j, "description");
     d.sms = field<std::int64_t>(j, "sms", file, flag);
     d.ctas_per_sm = field<std::int64_t>(j, "ctas_per_sm", file, flag);
+    // Timing keys: the simulator's model (core/device_spec.hpp); units and sources in data/devices/README.md.
     DeviceTiming& t = d.timing;
     t.hbm_bandwidth_gb_per_s = field<double>(j, "hbm_bandwidth_gb_per_s", file, flag);
+    t.hbm_partitions = field<std::int64_t>(j, "hbm_partitions", file, flag);
     t.mem_latency_ns = field<double>(j, "mem_latency_ns", file, flag);
     t.bytes_in_flight_per_sm = field<double>(j, "bytes_in_flight_per_sm", file, flag);
+    t.latency_knee_exponent = field<double>(j, "latency_knee_exponent", file, flag);
     t.tile_compute_ns = field<double>(j, "tile_compute_ns", file, flag);
     t.cta_startup_ns = field<double>(j, "cta_startup_ns", file, flag);
     t.partial_store_ns = field<double>(j, "partial_store_ns", file, flag);
+    t.output_store_ns = field<double>(j, "output_store_ns", file, flag);
     t.flag_wait_ns = field<double>(j, "flag_wait_ns", file, flag);
     t.reduce_per_partial_ns = field<double>(j, "reduce_per_partial_ns", file, flag);
     t.launch_overhead_ns = field<double>(j, "launch_overhead_ns", file, flag);
     if (t.hbm_bandwidth_gb_per_s <= 0.0 || t.mem_latency_ns <= 0.0 || t.bytes_in_flight_per_sm <= 0.0) {
         throw InputError(flag + " " + file.string(), "bandwidth, latency and bytes in flight must be positive");
     }
+    if (!(t.latency_knee_exponent >= 1.0 && t.latency_knee_exponent <= 64.0)) {
+        throw InputError(flag + " " + file.string(), "\"latency_knee_exponent\" must lie in [1, 64]");
+    }
+    if (t.hbm_partitions > d.sms) throw InputError(flag + " " + file.string(), "\"hbm_partitions\" exceeds the SM count");
     return d;
 }
 

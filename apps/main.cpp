@@ -24,6 +24,8 @@ struct Subcommand {
 
 const Subcommand subcommands[] = {
     {"schedule", "plan a problem and show how its LeanTiles land on the SMs (text, json, svg, html)", schedule_main},
+    {"simulate", "play each strategy out on a model of the GPU: makespan, occupancy, per-SM timelines", simulate_main},
+    {"sweep", "simulate over a range of ctx|heads|batch|ragged: speedup curves (csv, json, svg)", sweep_main},
     {"devices", "list the GPUs in data/devices", devices_main},
     {"models", "list the model attention shapes in data/models", models_main},
 #if defined(LEANATTN_WITH_CUDA)

@@ -2,7 +2,7 @@
 //
 // core/ never queries a GPU: SM count and CTAs per SM arrive as a value (a file, or a query made in
 // cuda/), so every plan is testable without one. The timing fields are the simulator's model
-// parameters; each carries its unit in its name and is documented in data/devices/README.md.
+// parameters (below).
 #pragma once
 
 #include <cstdint>
@@ -10,16 +10,27 @@
 
 namespace leanattn {
 
+// The simulator's model parameters (sim/, docs/simulator.md). Every unit is in the name; each key is
+// documented, with its value's source, in data/devices/README.md. Defaults are the H100 SXM's.
+//
+// Memory: an SM keeps `bytes_in_flight_per_sm` outstanding; by Little's law it reads at
+// bytes_in_flight / loaded latency, where the loaded latency grows with the bytes all streaming SMs of
+// its HBM partition keep in flight: L = (L0^p + (W / B)^p)^(1/p), L0 = mem_latency_ns, W = those bytes,
+// B = hbm_bandwidth_gb_per_s / hbm_partitions, p = latency_knee_exponent. p = 1: a queue behind a pipe
+// (the HBM approaches B smoothly); p → ∞: min(per-SM cap, fair share of B), a hard knee.
 struct DeviceTiming {
-    double hbm_bandwidth_gb_per_s = 3000.0;    // sustained read bandwidth all SMs share (GB/s = 1e9 B/s)
-    double mem_latency_ns = 260.0;             // unloaded DRAM latency seen by one SM
-    double bytes_in_flight_per_sm = 65536.0;   // bytes one SM keeps in flight: caps one SM at this / latency
-    double tile_compute_ns = 50.0;             // fixed per-LeanTile compute (QKᵀ, softmax, PV) beyond streaming
-    double cta_startup_ns = 500.0;             // a CTA's prologue: load Q, set up accumulators
-    double partial_store_ns = 300.0;           // a non-host CTA stores un-scaled O, m, l and signals its flag
-    double flag_wait_ns = 300.0;               // a host observing one peer's flag (acquire round trip)
-    double reduce_per_partial_ns = 300.0;      // a host loading and merging one peer's partial
-    double launch_overhead_ns = 4000.0;        // one kernel launch (fixed-split pays a second for its reduce)
+    double hbm_bandwidth_gb_per_s = 3350.0;   // peak HBM read bandwidth of the whole device (GB/s = bytes/ns)
+    std::int64_t hbm_partitions = 1;          // memories with their own bandwidth (8 for 8 GPUs); SMs split evenly
+    double mem_latency_ns = 260.0;            // unloaded DRAM latency seen by one SM
+    double bytes_in_flight_per_sm = 65536.0;  // bytes one SM keeps in flight (its CTAs share them)
+    double latency_knee_exponent = 1.0;       // p above (dimensionless, ≥ 1)
+    double tile_compute_ns = 40.0;            // per LeanTile per 16 query rows: compute the loads do not hide
+    double cta_startup_ns = 600.0;            // a CTA's prologue: scheduled, Q loaded, accumulators set
+    double partial_store_ns = 400.0;          // store un-scaled O, m, l + fence (+ flag under stream-k)
+    double output_store_ns = 150.0;           // store a finished output tile
+    double flag_wait_ns = 200.0;              // a host observing a peer's flag once it is set (L2 round trip)
+    double reduce_per_partial_ns = 300.0;     // a host loading and merging one peer's partial
+    double launch_overhead_ns = 2000.0;       // from one launch (or the previous kernel's end) to its first CTA
 };
 
 struct DeviceSpec {

@@ -1,0 +1,33 @@
+// sweep_report.hpp — `sweep`'s rows as a text table, CSV and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cmd_sweep.hpp"
+
+namespace leanattn::app {
+
+struct SweepReport {
+    std::string vary;
+    const DeviceSpec& device;
+    std::string dtype;
+    const Problem& base;
+    const std::vector<SweepRow>& rows;
+};
+
+// "ctx", "heads", "batch" or "mean/max ctx %": what the x values are.
+std::string sweep_axis_label(const std::string& vary);
+
+void write_sweep_text(std::ostream& out, const SweepReport& report);
+
+// Header: vary,value,batch,heads,kv_heads,ctx_mean,ctx_max, then per strategy <name>_us,<name>_occupancy
+// (+ fixed_split_splits), then speedup_la_over_fd,speedup_la_over_fa2 (empty when not simulated).
+void write_sweep_csv(std::ostream& out, const SweepReport& report);
+
+// { "vary", "device", "dtype", "rows": [ { "value", "problem", "results": [ … ], "speedup_la_over_fd", "speedup_la_over_fa2" } ] }
+nlohmann::ordered_json sweep_to_json(const SweepReport& report);
+
+}  // namespace leanattn::app

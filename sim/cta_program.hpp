@@ -1,0 +1,48 @@
+// cta_program.hpp — what each CTA of a launch does, as a short list of phases the engine plays out.
+//
+// A phase is a fixed-time step (prologue, compute, stores, merges), a stream of bytes read at whatever
+// rate the memory model grants at each moment, or a wait for a peer's flag. Phases are built once from
+// the plan with the shared walker (one entry per segment, never per LeanTile), so a CTA holding
+// thousands of LeanTiles is a handful of phases.
+//
+// Per segment of `n` LeanTiles (t tokens): stream t · head_dim · 2 (K and V) · bytes-per-element, then
+// compute n · ⌈q_len · group / 16⌉ · tile_compute_ns. Compute is a phase after the stream rather than
+// overlapped with it: tile_compute_ns is meant as the part of the compute that loads do not hide, and a
+// CTA that computes frees its share of the bandwidth for the others meanwhile.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/schedule.hpp"
+
+namespace leanattn::sim {
+
+enum class PhaseKind : std::uint8_t { work, stream, wait };
+
+struct Phase {
+    PhaseKind kind = PhaseKind::work;
+    bool reduction = false;  // exists only because an output was split (partials, flags, merges, reduce kernel)
+    bool signals = false;    // finishing it sets this CTA's flag (stream-k: the partial is visible)
+    double amount = 0.0;     // work: ns; stream: bytes
+    std::int64_t peer = -1;  // wait: the CTA whose flag is awaited
+};
+
+struct LaunchProgram {
+    std::vector<Phase> phases;        // every CTA's phases, CTA by CTA
+    std::vector<std::int64_t> first;  // (grid + 1): CTA g's phases are [first[g], first[g + 1])
+    std::int64_t grid() const { return static_cast<std::int64_t>(first.size()) - 1; }
+};
+
+// The plan's own launch: stream-k (partials, flags and host merges in the same kernel), fixed-split's
+// split kernel (every split stores a partial when splits > 1), or no-split.
+LaunchProgram main_launch(const Schedule& schedule, std::int64_t bytes_per_element);
+
+// Fixed-split's second kernel: one CTA per output reads its splits' partials (splits · rows · (d + 2) · 4
+// bytes: float O plus m and l) and stores the output. Empty when the plan has one launch.
+LaunchProgram reduce_launch(const Schedule& schedule);
+
+// K and V bytes the plan reads in all (what a perfect kernel would read once).
+double kv_bytes(const Schedule& schedule, std::int64_t bytes_per_element);
+
+}  // namespace leanattn::sim

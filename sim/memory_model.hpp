@@ -1,0 +1,38 @@
+// memory_model.hpp — how fast an SM streams K and V, given how many SMs of its HBM partition stream too.
+//
+// Little's law: an SM with `bytes_in_flight_per_sm` outstanding reads at bytes_in_flight / L, where the
+// loaded latency L grows with W, the bytes every streaming SM of the partition keeps in flight:
+//     L(W) = (L0^p + (W / B)^p)^(1/p)        L0 = mem_latency_ns, B = partition bandwidth (bytes/ns)
+// so a partition reads W / L(W) ≤ B in all. p = 1 (queue behind a pipe) approaches B smoothly: on an
+// H100, one SM reads 0.23 TB/s, 64 SMs 2.8 TB/s, all 132 SMs 3.0 TB/s of the 3.35 TB/s peak. Large p is
+// the hard knee min(per-SM cap, fair share of B). The CTAs streaming on one SM share its rate equally.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/device_spec.hpp"
+
+namespace leanattn::sim {
+
+class MemoryModel {
+public:
+    MemoryModel(const DeviceTiming& timing, std::int64_t sms);
+
+    std::int64_t partitions() const { return partitions_; }
+    // SMs are split evenly and contiguously: SM s reads partition s · partitions / sms.
+    std::int64_t partition_of(std::int64_t sm) const { return sm * partitions_ / sms_; }
+    double bytes_in_flight_per_sm() const { return in_flight_; }
+    // Loaded latency (ns) while `streaming_sms` SMs of one partition stream (tabulated: exact and fast).
+    double loaded_latency_ns(std::int64_t streaming_sms) const { return latency_[static_cast<std::size_t>(streaming_sms)]; }
+    // One streaming SM's read rate in bytes/ns (= GB/s) while `streaming_sms` SMs of its partition stream.
+    double sm_bytes_per_ns(std::int64_t streaming_sms) const { return in_flight_ / loaded_latency_ns(streaming_sms); }
+
+private:
+    std::int64_t sms_;
+    std::int64_t partitions_;
+    double in_flight_;
+    std::vector<double> latency_;  // (largest partition's SMs + 1)
+};
+
+}  // namespace leanattn::sim

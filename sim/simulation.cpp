@@ -1,0 +1,48 @@
+#include "simulation.hpp"
+
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/validate.hpp"
+#include "cta_program.hpp"
+#include "engine.hpp"
+#include "memory_model.hpp"
+
+namespace leanattn::sim {
+
+SimResult simulate(const Schedule& schedule, const SimOptions& options) {
+    if (options.bytes_per_element != 1 && options.bytes_per_element != 2 && options.bytes_per_element != 4) {
+        throw InputError("bytes per element " + std::to_string(options.bytes_per_element), "expected 1, 2 or 4");
+    }
+    check_coresidency(schedule);  // a host must never wait on a CTA that cannot run
+    const DeviceSpec& device = schedule.device;
+    const MemoryModel memory(device.timing, device.sms);
+    SmTimeline timeline(device.sms, options.record_timeline);
+
+    SimResult r;
+    r.strategy = schedule.strategy;
+    r.sms = device.sms;
+    r.grid = schedule.grid;
+    r.launches = schedule.launches;
+    r.splits = schedule.splits;
+    r.waves = (schedule.grid + device.resident_ctas() - 1) / device.resident_ctas();
+    r.kv_bytes = kv_bytes(schedule, options.bytes_per_element);
+
+    const double overhead = device.timing.launch_overhead_ns;
+    double t = run_launch(main_launch(schedule, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, overhead);
+    if (schedule.launches > 1) {
+        r.reduce_launch_gap_ns = overhead;
+        t = run_launch(reduce_launch(schedule), device.sms, device.ctas_per_sm, memory, timeline, t + overhead);
+    }
+    timeline.close(t);
+
+    r.makespan_ns = t;
+    r.busy_sm_ns = timeline.total_ns(SmState::busy);
+    r.reduce_sm_ns = timeline.total_ns(SmState::reduce);
+    r.waiting_sm_ns = timeline.total_ns(SmState::waiting);
+    r.idle_sm_ns = timeline.total_ns(SmState::idle);
+    if (options.record_timeline) r.timeline = timeline.intervals();
+    return r;
+}
+
+}  // namespace leanattn::sim
