@@ -14,13 +14,17 @@ double SimulationReport::speedup_vs_fixed_split(const sim::SimResult& r) const {
     return 0.0;
 }
 
-std::string describe_setup(const Problem& p, const DeviceSpec& d, const std::string& dtype) {
+std::string describe_setup(const Problem& p, const DeviceSpec& d, const std::string& dtype, const std::string& varied) {
     std::string ctx;
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
     if (*lo == *hi) ctx = std::to_string(*lo);
     else ctx = std::to_string(*lo) + ".." + std::to_string(*hi) + " (ragged, mean " + std::to_string(p.total_ctx() / p.batch) + ")";
-    return d.name + " (" + std::to_string(d.sms) + " SMs x " + std::to_string(d.ctas_per_sm) + " CTAs/SM), batch " + std::to_string(p.batch) +
-           ", heads " + std::to_string(p.q_heads) + "/" + std::to_string(p.kv_heads) + ", d " + std::to_string(p.head_dim) +
+    if (varied == "ctx") ctx = "varied";
+    if (varied == "ragged") ctx = "max " + std::to_string(*hi) + ", ragged (varied)";
+    const std::string batch = varied == "batch" ? "varied" : std::to_string(p.batch);
+    const std::string heads = varied == "heads" ? "varied" : std::to_string(p.q_heads) + "/" + std::to_string(p.kv_heads);
+    return d.name + " (" + std::to_string(d.sms) + " SMs x " + std::to_string(d.ctas_per_sm) + " CTAs/SM), batch " + batch +
+           ", heads " + heads + ", d " + std::to_string(p.head_dim) +
            (p.q_len > 1 ? ", q-len " + std::to_string(p.q_len) : "") + ", ctx " + ctx + ", tile " + std::to_string(p.tile) + ", " + dtype;
 }
 

@@ -23,7 +23,8 @@ struct SimulationReport {
 };
 
 // One line: "h100-sxm (132 SMs x 2 CTAs/SM), batch 6, heads 48/48, d 64, ctx 65536, tile 256, fp16".
-std::string describe_setup(const Problem& problem, const DeviceSpec& device, const std::string& dtype);
+// `varied` (a sweep's ctx|heads|batch|ragged) is shown as "varied" instead of the base problem's value.
+std::string describe_setup(const Problem& problem, const DeviceSpec& device, const std::string& dtype, const std::string& varied = "");
 
 void write_simulation_text(std::ostream& out, const SimulationReport& report);
 

@@ -34,7 +34,7 @@ std::string speedup_cell(double v) { return v > 0.0 ? number(v, "%.4f") : std::s
 std::string sweep_axis_label(const std::string& vary) { return vary == "ragged" ? "mean/max ctx %" : vary; }
 
 void write_sweep_text(std::ostream& out, const SweepReport& report) {
-    out << "sweep of " << sweep_axis_label(report.vary) << ": " << describe_setup(report.base, report.device, report.dtype) << "\n\n";
+    out << "sweep of " << sweep_axis_label(report.vary) << ": " << describe_setup(report.base, report.device, report.dtype, report.vary) << "\n\n";
     char line[256];
     std::snprintf(line, sizeof line, "%12s", sweep_axis_label(report.vary).c_str());
     out << line;
