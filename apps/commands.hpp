@@ -16,6 +16,7 @@ int simulate_main(const Args& args);
 int sweep_main(const Args& args);
 int devices_main(const Args& args);
 int models_main(const Args& args);
+int cpu_main(const Args& args);
 #if defined(LEANATTN_WITH_CUDA)
 int cuda_main(const Args& args);  // `cuda validate` and `cuda bench`
 #endif

@@ -28,6 +28,7 @@ const Subcommand subcommands[] = {
     {"sweep", "simulate over a range of ctx|heads|batch|ragged: speedup curves (csv, json, svg)", sweep_main},
     {"devices", "list the GPUs in data/devices", devices_main},
     {"models", "list the model attention shapes in data/models", models_main},
+    {"cpu", "run plans for real on OpenMP threads, checked against a float64 reference", cpu_main},
 #if defined(LEANATTN_WITH_CUDA)
     {"cuda", "validate|bench: run the decode kernels on this GPU, checked against float64 / timed against the floor", cuda_main},
 #endif

@@ -1,0 +1,24 @@
+// cmd_cpu.hpp — `leanattn cpu`: run plans for real on this CPU and check them against float64.
+#pragma once
+
+#include <ostream>
+
+#include "cpu/decode_tensors.hpp"
+#include "problem_options.hpp"
+
+namespace leanattn::app {
+
+struct CpuOptions {
+    ResolvedProblem input;
+    cpu::DType dtype = cpu::DType::fp16;
+    cpu::KvLayout layout = cpu::KvLayout::padded;
+    int threads = 0;          // 0: all cores
+    std::uint64_t seed = 1;
+    int repeat = 3;           // timed runs per strategy (the best is reported)
+    bool measure_read = true; // measure this machine's plain read bandwidth in the same run
+};
+
+// Exit 1 when any strategy is over tolerance or leaves a non-finite value.
+int run_cpu(const CpuOptions& options, std::ostream& out);
+
+}  // namespace leanattn::app

@@ -1,0 +1,30 @@
+// lean_tile.hpp — Algorithm 1 of the paper: online softmax over a run of LeanTiles of one output tile.
+//
+// For output tile (b, h), rows = group × q_len query rows against the tokens of LeanTiles [begin, end):
+// per LeanTile, S = Q·Kᵀ, the running (m, l, acc) is re-scaled and P·V accumulated (tile_kernels.hpp:
+// K and V are read in their storage type and converted inside the products). fp32 throughout; the
+// state is un-normalised.
+#pragma once
+
+#include <vector>
+
+#include "core/walker.hpp"
+#include "decode_tensors.hpp"
+#include "softmax_state.hpp"
+
+namespace leanattn::cpu {
+
+// Per-thread buffers, reused across LeanTiles so the hot loop never allocates.
+struct TileScratch {
+    RowMatrix q;                 // (rows, d) pre-scaled by 1/√d
+    RowMatrix s;                 // (rows, tile): scores, then probabilities
+    std::vector<float> convert;  // K or V as fp32, where the products need it (no SIMD path)
+};
+
+// Computes the state of `segment` (of output tile `segment.output`) into `state`.
+void lean_tile_run(const DecodeTensors& tensors, const Segment& segment, SoftmaxState& state, TileScratch& scratch);
+
+// Writes O = acc / l (rounded to the dtype) and LSE = m + log l for the rows of output tile `output`.
+void write_output(DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
+
+}  // namespace leanattn::cpu
