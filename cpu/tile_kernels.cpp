@@ -1,12 +1,6 @@
 #include "tile_kernels.hpp"
 
 #include <Eigen/Core>
-#include <algorithm>
-
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#include <immintrin.h>
-#define LEANATTN_CPU_SIMD 1
-#endif
 
 namespace leanattn::cpu {
 
@@ -16,83 +10,15 @@ using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMa
 using MapC = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
 using Map = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
 
-#if defined(LEANATTN_CPU_SIMD)
-// 8 consecutive elements of DT as 8 floats.
-template <DType DT>
-inline __m256 load8(const void* base, std::int64_t i) {
-    if constexpr (DT == DType::fp16) {
-        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const std::uint16_t*>(base) + i)));
-    } else if constexpr (DT == DType::bf16) {
-        const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const std::uint16_t*>(base) + i));
-        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
-    } else {
-        return _mm256_loadu_ps(static_cast<const float*>(base) + i);
-    }
-}
-
-inline float hsum(__m256 v) {
-    __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-    x = _mm_add_ss(x, _mm_movehdup_ps(x));
-    return _mm_cvtss_f32(x);
-}
-
-// Register blocking: R query rows at once in the scores (R accumulators per token), and 64 output dims
-// (8 accumulators) per pass in the accumulation. Compile-time sizes keep everything in registers.
-template <DType DT, int R>
-void scores_rows(const void* k, std::int64_t len, std::int64_t d, const float* q, float* s, std::int64_t ld) {
-    const std::int64_t row_bytes = d * static_cast<std::int64_t>(DT == DType::fp32 ? 4 : 2);
-    for (std::int64_t j = 0; j < len; ++j) {
-        const void* krow = static_cast<const unsigned char*>(k) + j * row_bytes;
-        __m256 sum[R];
-        for (int r = 0; r < R; ++r) sum[r] = _mm256_setzero_ps();
-        for (std::int64_t i = 0; i < d; i += 8) {
-            const __m256 kv = load8<DT>(krow, i);
-            for (int r = 0; r < R; ++r) sum[r] = _mm256_fmadd_ps(_mm256_loadu_ps(q + r * d + i), kv, sum[r]);
-        }
-        for (int r = 0; r < R; ++r) s[r * ld + j] = hsum(sum[r]);
-    }
-}
-
-template <DType DT>
-void scores_simd(const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld) {
-    std::int64_t r = 0;
-    for (; r + 4 <= rows; r += 4) scores_rows<DT, 4>(k, len, d, q + r * d, s + r * ld, ld);
-    for (; r < rows; ++r) scores_rows<DT, 1>(k, len, d, q + r * d, s + r * ld, ld);
-}
-
-template <DType DT>
-void accumulate_simd(const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld, float* acc) {
-    const std::int64_t row_bytes = d * static_cast<std::int64_t>(DT == DType::fp32 ? 4 : 2);
-    for (std::int64_t r = 0; r < rows; ++r) {
-        for (std::int64_t i0 = 0; i0 < d; i0 += 64) {
-            const int chunks = static_cast<int>(std::min<std::int64_t>(64, d - i0) / 8);
-            __m256 a[8];
-            for (int c = 0; c < chunks; ++c) a[c] = _mm256_loadu_ps(acc + r * d + i0 + 8 * c);
-            for (std::int64_t j = 0; j < len; ++j) {
-                const __m256 pj = _mm256_set1_ps(p[r * ld + j]);
-                const void* vrow = static_cast<const unsigned char*>(v) + j * row_bytes;
-                for (int c = 0; c < chunks; ++c) a[c] = _mm256_fmadd_ps(pj, load8<DT>(vrow, i0 + 8 * c), a[c]);
-            }
-            for (int c = 0; c < chunks; ++c) _mm256_storeu_ps(acc + r * d + i0 + 8 * c, a[c]);
-        }
-    }
-}
-#endif
+// Checked once: the wide path needs both the compiler's (avx2::available is false when the flags were
+// not taken) and this CPU's support.
+const bool use_avx2 = avx2::available();
 
 }  // namespace
 
 void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld,
                  std::vector<float>& scratch) {
-#if defined(LEANATTN_CPU_SIMD)
-    if (d % 8 == 0) {
-        switch (dtype) {
-            case DType::fp16: return scores_simd<DType::fp16>(k, len, d, q, rows, s, ld);
-            case DType::bf16: return scores_simd<DType::bf16>(k, len, d, q, rows, s, ld);
-            case DType::fp32: return scores_simd<DType::fp32>(k, len, d, q, rows, s, ld);
-        }
-    }
-#endif
+    if (use_avx2 && d % 8 == 0) return avx2::scores(dtype, k, len, d, q, rows, s, ld);
     scratch.resize(static_cast<std::size_t>(len * d));
     to_float(dtype, k, scratch.data(), len * d);
     Map(s, rows, len, Eigen::OuterStride<>(ld)).noalias() =
@@ -101,15 +27,7 @@ void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, c
 
 void tile_accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld,
                      float* acc, std::vector<float>& scratch) {
-#if defined(LEANATTN_CPU_SIMD)
-    if (d % 8 == 0) {
-        switch (dtype) {
-            case DType::fp16: return accumulate_simd<DType::fp16>(v, len, d, p, rows, ld, acc);
-            case DType::bf16: return accumulate_simd<DType::bf16>(v, len, d, p, rows, ld, acc);
-            case DType::fp32: return accumulate_simd<DType::fp32>(v, len, d, p, rows, ld, acc);
-        }
-    }
-#endif
+    if (use_avx2 && d % 8 == 0) return avx2::accumulate(dtype, v, len, d, p, rows, ld, acc);
     scratch.resize(static_cast<std::size_t>(len * d));
     to_float(dtype, v, scratch.data(), len * d);
     Map(acc, rows, d, Eigen::OuterStride<>(d)).noalias() +=

@@ -1,0 +1,166 @@
+// Numerics of the CPU path: large logits, tiny and odd contexts, ragged extremes, equal keys, the
+// associativity of the re-scaling operator, and where a NaN goes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "../core/random_problems.hpp"
+#include "cpu/dtype.hpp"
+#include "cpu/lean_tile.hpp"
+#include "cpu_fixtures.hpp"
+
+using namespace leanattn;
+using namespace leanattn::testing;
+
+namespace {
+
+Problem small(std::vector<std::int64_t> ctx, std::int64_t heads = 2, std::int64_t kv_heads = 2, std::int64_t d = 32, std::int64_t tile = 16) {
+    Problem p;
+    p.batch = static_cast<std::int64_t>(ctx.size());
+    p.q_heads = heads;
+    p.kv_heads = kv_heads;
+    p.head_dim = d;
+    p.tile = tile;
+    p.ctx = std::move(ctx);
+    return p;
+}
+
+void check_all_strategies(const Problem& p, cpu::DecodeTensors& t, double tol) {
+    const cpu::ReferenceOutput ref = cpu::reference_attention(t);
+    for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+        CAPTURE(strategy_name(s));
+        const cpu::Errors e = run_and_check(plan_for(p, test_device(7, 1), s), t, ref, 2);
+        CHECK(e.non_finite == 0);
+        CHECK(e.rel_l2 <= tol);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("logits of magnitude 1e4 do not overflow") {
+    const Problem p = small({300, 40});
+    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    t.fill_random(3, 1e4f * std::sqrt(32.0f) / 3.0f);  // |q·k|/√d reaches ~1e4: exp would overflow without the max
+    check_all_strategies(p, t, 1e-5);
+}
+
+TEST_CASE("a 1-token context, and contexts that are not a multiple of the LeanTile") {
+    for (std::int64_t n : {1, 15, 17, 31, 33, 1000}) {
+        CAPTURE(n);
+        const Problem p = small({n});
+        cpu::DecodeTensors t(p, cpu::DType::fp16, cpu::KvLayout::padded);
+        t.fill_random(static_cast<std::uint64_t>(n));
+        check_all_strategies(p, t, cpu::tolerance(cpu::DType::fp16));
+    }
+}
+
+TEST_CASE("a ragged batch with a 1-token request beside a 100k one") {
+    const Problem p = small({1, 100000}, 2, 1, 64, 128);
+    cpu::DecodeTensors t(p, cpu::DType::bf16, cpu::KvLayout::ragged);
+    t.fill_random(5);
+    check_all_strategies(p, t, cpu::tolerance(cpu::DType::bf16));
+}
+
+TEST_CASE("equal keys give the plain average of the values") {
+    const Problem p = small({200});
+    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    t.fill_random(9);
+    // Copy token 0's key over every token of every head: all logits of a row are equal.
+    auto& k = t.raw_k();
+    const std::size_t row = 32 * sizeof(float);
+    for (std::size_t off = row; off < k.size(); off += row) std::memcpy(k.data() + off, k.data() + (off / (200 * row)) * 200 * row, row);
+    check_all_strategies(p, t, 1e-5);
+    const cpu::ReferenceOutput ref = cpu::reference_attention(t);
+    std::vector<float> v(k.size() / sizeof(float));
+    cpu::to_float(cpu::DType::fp32, t.raw_v().data(), v.data(), static_cast<std::int64_t>(v.size()));
+    for (int i = 0; i < 32; ++i) {
+        double mean = 0;
+        for (int j = 0; j < 200; ++j) mean += v[j * 32 + i];
+        CHECK(ref.o[i] == Approx(mean / 200).margin(1e-9));
+    }
+}
+
+TEST_CASE("the re-scaling operator is associative: any split of the tokens, merged in any grouping, gives the same state") {
+    auto rng = seeded_rng(41);
+    const Problem p = small({16 * 40}, 4, 2, 32, 16);  // 40 LeanTiles per output
+    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    t.fill_random(13, 3.0f);
+    cpu::TileScratch scratch;
+    cpu::SoftmaxState whole;
+    cpu::lean_tile_run(t, Segment{0, 0, 40, true, true, true}, whole, scratch);
+    for (int trial = 0; trial < 200; ++trial) {
+        // Three random unequal, non-empty pieces a | b | c.
+        const std::int64_t cut1 = uniform(rng, 1, 38), cut2 = uniform(rng, cut1 + 1, 39);
+        cpu::SoftmaxState a, b, c;
+        cpu::lean_tile_run(t, Segment{0, 0, cut1, true, false, true}, a, scratch);
+        cpu::lean_tile_run(t, Segment{0, cut1, cut2, false, false, true}, b, scratch);
+        cpu::lean_tile_run(t, Segment{0, cut2, 40, false, true, true}, c, scratch);
+        cpu::SoftmaxState left = a, bc = b;  // (a ∘ b) ∘ c  versus  a ∘ (b ∘ c)
+        left.merge(b);
+        left.merge(c);
+        bc.merge(c);
+        cpu::SoftmaxState right = a;
+        right.merge(bc);
+        CAPTURE(cut1, cut2);
+        for (Eigen::Index r = 0; r < whole.acc.rows(); ++r) {
+            REQUIRE(left.m[r] == whole.m[r]);  // the maximum is exact whatever the grouping
+            REQUIRE(right.m[r] == whole.m[r]);
+            REQUIRE(left.l[r] == Approx(whole.l[r]).epsilon(1e-5));
+            REQUIRE(right.l[r] == Approx(left.l[r]).epsilon(1e-5));
+            for (Eigen::Index i = 0; i < whole.acc.cols(); ++i) {
+                REQUIRE(left.acc(r, i) == Approx(whole.acc(r, i)).epsilon(1e-4).margin(1e-5));
+                REQUIRE(right.acc(r, i) == Approx(left.acc(r, i)).epsilon(1e-4).margin(1e-5));
+            }
+        }
+    }
+}
+
+TEST_CASE("a NaN in one head's keys stays in that head's output: other heads are exact") {
+    // Documented behaviour: a NaN logit makes the whole softmax of its rows NaN (there is no meaningful
+    // weight for it), and the NaN travels with that output tile's partials only.
+    const Problem p = small({500, 300}, 4, 2, 32, 16);
+    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    t.fill_random(17);
+    const cpu::ReferenceOutput clean = cpu::reference_attention(t);
+    float* k = reinterpret_cast<float*>(t.raw_k().data());
+    // Request 0, kv-head 1, token 123, dim 5 (padded layout: max_ctx 500).
+    k[((0 * 2 + 1) * 500 + 123) * 32 + 5] = std::numeric_limits<float>::quiet_NaN();
+    for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+        CAPTURE(strategy_name(s));
+        t.poison_outputs();
+        cpu::execute_plan(plan_for(p, test_device(5, 1), s), t, 2);
+        const std::vector<float> o = t.o_float();
+        for (std::int64_t qh = 0; qh < 4; ++qh) {
+            for (std::int64_t b = 0; b < 2; ++b) {
+                const bool poisoned_head = b == 0 && qh / 2 == 1;
+                for (int i = 0; i < 32; ++i) {
+                    const float x = o[(b * 4 + qh) * 32 + i];
+                    if (poisoned_head) REQUIRE(std::isnan(x));
+                    else REQUIRE(x == Approx(clean.o[(b * 4 + qh) * 32 + i]).margin(1e-5));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("several query tokens decode causally: query i sees the first ctx - q_len + i + 1 tokens") {
+    Problem p = small({97, 40}, 4, 2, 32, 16);
+    p.q_len = 4;
+    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::ragged);
+    t.fill_random(23);
+    check_all_strategies(p, t, 1e-5);
+    // The last query sees everything, the first one 3 tokens fewer: their outputs differ.
+    const std::vector<float> o = t.o_float();
+    CHECK(o[0] != o[3 * 32]);
+}
+
+TEST_CASE("fp16 and bf16 conversions round to nearest even and survive a round trip") {
+    for (float x : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035e-5f, 5.96e-8f, 3.14159f}) {
+        CHECK(cpu::fp16_to_float(cpu::float_to_fp16(x)) == Approx(x).epsilon(1e-3));
+        CHECK(cpu::bf16_to_float(cpu::float_to_bf16(x)) == Approx(x).epsilon(8e-3));
+    }
+    CHECK(cpu::float_to_fp16(1.0f + 1.0f / 2048) == cpu::float_to_fp16(1.0f));  // tie to even (down)
+    CHECK(std::isinf(cpu::fp16_to_float(cpu::float_to_fp16(1e6f))));
+    CHECK(std::isnan(cpu::bf16_to_float(cpu::float_to_bf16(NAN))));
+}
