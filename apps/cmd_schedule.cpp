@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "core/validate.hpp"
 #include "schedule_json.hpp"
+#include "schedule_svg.hpp"
 #include "schedule_text.hpp"
 
 namespace leanattn::app {
@@ -24,6 +25,8 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
         else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance, co-residency)\n";
     }
     if (in.format == "json") out << schedule_to_json(schedule, table).dump(2) << "\n";
+    else if (in.format == "svg") write_schedule_svg(out, schedule, table);
+    else if (in.format == "html") write_schedule_html(out, schedule, table);
     else write_schedule_text(out, schedule, table);
     return status;
 }
@@ -31,17 +34,18 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
 int schedule_main(const Args& args) {
     ProblemFlags flags;
     ScheduleOptions options;
-    const std::string formats = "text|json";
+    const std::string formats = "text|json|svg|html";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, false);
     desc.add_options()("check", po::bool_switch(&options.check), "validate the plan (coverage, contiguity, hosts, balance); exit 1 if broken");
     po::variables_map vm;
-    if (!parse_or_help(args, desc, vm, "leanattn schedule [problem flags] [--format text|json] [-o FILE] [--check]",
+    if (!parse_or_help(args, desc, vm, "leanattn schedule [problem flags] [--format text|json|svg|html] [-o FILE] [--check]",
                        "Plans one decode-attention problem with one strategy and shows which LeanTiles each CTA does,\n"
                        "which CTA hosts (reduces) each output, and which partials it waits for.\n\n"
                        "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280     # the paper's Figure 1\n"
                        "  leanattn schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy fixed-split\n"
-                       "  leanattn schedule --model llama-3-8b --batch 3 --ctx 1000,70000,300 --format json -o plan.json")) {
+                       "  leanattn schedule --model llama-3-8b --batch 3 --ctx 1000,70000,300 --format json -o plan.json\n"
+                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --format html -o fig1.html")) {
         return exit_ok;
     }
     options.input = resolve_problem(flags, vm, formats, false);
