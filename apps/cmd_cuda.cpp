@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "core/input_error.hpp"
 #include "core/validate.hpp"
+#include "cpu/reference.hpp"
 #include "cuda/gpu_tools.cuh"
 #include "cuda/plan_visits.cuh"
 #include "cuda/lean_decoder.cuh"
@@ -79,84 +80,26 @@ DeviceSpec live_device(const Problem& p, DType dtype, const DeviceSpec& named) {
     return d;
 }
 
-struct Reference {
-    std::vector<double> o;    // (batch, q_heads, d)
-    std::vector<double> lse;  // (batch, q_heads)
-};
+cpu::DType host_dtype(DType dtype) { return dtype == DType::fp16 ? cpu::DType::fp16 : cpu::DType::bf16; }
 
-// softmax(q·Kᵀ/√d)·V in float64 on the rounded inputs, per query head (GQA: head qh reads KV head qh/group).
-Reference reference(const GpuProblem& g) {
-    const Problem& p = g.problem;
-    const std::int64_t d = p.head_dim;
-    const std::vector<float> q = cuda::to_host_float(g.q.get(), g.q_elems(), g.dtype);
-    const std::vector<float> k = cuda::to_host_float(g.k.get(), g.kv_elems(), g.dtype);
-    const std::vector<float> v = cuda::to_host_float(g.v.get(), g.kv_elems(), g.dtype);
-    Reference ref;
-    ref.o.assign(static_cast<std::size_t>(g.q_elems()), 0.0);
-    ref.lse.assign(static_cast<std::size_t>(p.batch * p.q_heads), 0.0);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-#pragma omp parallel for collapse(2) schedule(dynamic)
-    for (std::int64_t b = 0; b < p.batch; ++b) {
-        for (std::int64_t qh = 0; qh < p.q_heads; ++qh) {
-            const std::int64_t n = p.ctx[b];
-            const float* kb = k.data() + (b * p.kv_heads + qh / p.group()) * g.max_ctx * d;
-            const float* vb = v.data() + (b * p.kv_heads + qh / p.group()) * g.max_ctx * d;
-            const float* qr = q.data() + (b * p.q_heads + qh) * d;
-            std::vector<double> s(static_cast<std::size_t>(n));
-            double m = -INFINITY;
-            for (std::int64_t t = 0; t < n; ++t) {
-                double dot = 0;
-                for (std::int64_t i = 0; i < d; ++i) dot += double(qr[i]) * double(kb[t * d + i]);
-                s[t] = dot * scale;
-                m = std::max(m, s[t]);
-            }
-            double l = 0;
-            double* out = ref.o.data() + (b * p.q_heads + qh) * d;
-            for (std::int64_t t = 0; t < n; ++t) {
-                const double w = std::exp(s[t] - m);
-                l += w;
-                for (std::int64_t i = 0; i < d; ++i) out[i] += w * double(vb[t * d + i]);
-            }
-            for (std::int64_t i = 0; i < d; ++i) out[i] /= l;
-            ref.lse[b * p.q_heads + qh] = m + std::log(l);
-        }
-    }
-    return ref;
+// The GPU's inputs copied into CPU tensors (same padded layout), so the CPU's float64 reference and its
+// comparison judge the kernel: one reference for both executors.
+cpu::DecodeTensors host_copy(const GpuProblem& g) {
+    cpu::DecodeTensors host(g.problem, host_dtype(g.dtype), cpu::KvLayout::padded);
+    cuda::check(cudaMemcpy(host.raw_q().data(), g.q.get(), host.raw_q().size(), cudaMemcpyDeviceToHost), "copy q");
+    cuda::check(cudaMemcpy(host.raw_k().data(), g.k.get(), host.raw_k().size(), cudaMemcpyDeviceToHost), "copy k");
+    cuda::check(cudaMemcpy(host.raw_v().data(), g.v.get(), host.raw_v().size(), cudaMemcpyDeviceToHost), "copy v");
+    return host;
 }
 
-struct Errors {
-    double rel_l2 = 0, max_abs = 0, lse_max_abs = 0;
-    std::int64_t non_finite = 0;
-};
-
-Errors compare(const GpuProblem& g, const Reference& ref) {
-    const std::vector<float> o = cuda::to_host_float(g.o.get(), g.q_elems(), g.dtype);
-    std::vector<float> lse(ref.lse.size());
-    cuda::check(cudaMemcpy(lse.data(), g.lse.get(), lse.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy lse");
-    Errors e;
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < o.size(); ++i) {
-        if (!std::isfinite(o[i])) {
-            ++e.non_finite;
-            continue;
-        }
-        const double diff = double(o[i]) - ref.o[i];
-        num += diff * diff;
-        den += ref.o[i] * ref.o[i];
-        e.max_abs = std::max(e.max_abs, std::abs(diff));
-    }
-    for (std::size_t i = 0; i < lse.size(); ++i) {
-        if (!std::isfinite(lse[i])) ++e.non_finite;
-        else e.lse_max_abs = std::max(e.lse_max_abs, std::abs(double(lse[i]) - ref.lse[i]));
-    }
-    e.rel_l2 = std::sqrt(num / std::max(den, 1e-300));
-    return e;
+cpu::Errors compare(const GpuProblem& g, cpu::DecodeTensors& host, const cpu::ReferenceOutput& ref) {
+    cuda::check(cudaMemcpy(host.raw_o().data(), g.o.get(), host.raw_o().size(), cudaMemcpyDeviceToHost), "copy o");
+    cuda::check(cudaMemcpy(host.raw_lse().data(), g.lse.get(), host.raw_lse().size() * sizeof(float), cudaMemcpyDeviceToHost), "copy lse");
+    return cpu::compare_to_reference(host, ref);
 }
 
-// Output rounding dominates: fp16 keeps 11 significant bits (unit roundoff 2^-11 ≈ 4.9e-4 relative),
-// bf16 8 (3.9e-3); fp32 accumulation over ≤ 1M terms adds far less. Twice the unit roundoff leaves room
-// for the rounding of the un-normalised sum, and still catches any wrong LeanTile (errors of order 1).
-double tolerance(DType dtype) { return dtype == DType::fp16 ? 1e-3 : 8e-3; }
+// The CPU's tolerances (cpu/reference.hpp): the output type's rounding dominates; twice its unit roundoff.
+double tolerance(DType dtype) { return cpu::tolerance(host_dtype(dtype)); }
 
 DType parse_dtype(const std::string& s) {
     if (s == "fp16") return DType::fp16;
@@ -183,7 +126,8 @@ Schedule plan_for(const CudaOptions& opt, const Problem& problem, const DeviceSp
 
 int run_validate(const CudaOptions& opt, std::ostream& out) {
     GpuProblem g = make_inputs(opt.input.problem, opt.dtype, opt.seed);
-    const Reference ref = reference(g);
+    cpu::DecodeTensors host = host_copy(g);
+    const cpu::ReferenceOutput ref = cpu::reference_attention(host);
     const DeviceSpec device = live_device(g.problem, opt.dtype, opt.input.device);
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool ok = true;
@@ -192,13 +136,13 @@ int run_validate(const CudaOptions& opt, std::ostream& out) {
     for (Strategy strategy : opt.input.strategies) {
         const Schedule s = plan_for(opt, g.problem, device, strategy);
         cuda::LeanDecoder decoder(s, opt.dtype);
-        Errors worst;
+        cpu::Errors worst;
         for (int run = 0; run < 3; ++run) {  // poisoned before every run: a stale result cannot pass
             cuda::poison_nan(g.o.get(), g.q_elems(), opt.dtype);
             cuda::poison_nan_f32(g.lse.get<float>(), g.problem.batch * g.problem.q_heads);
             decoder.run(tensors(g));
             cuda::check(cudaDeviceSynchronize(), "decode");
-            const Errors e = compare(g, ref);
+            const cpu::Errors e = compare(g, host, ref);
             worst.rel_l2 = std::max(worst.rel_l2, e.rel_l2);
             worst.max_abs = std::max(worst.max_abs, e.max_abs);
             worst.lse_max_abs = std::max(worst.lse_max_abs, e.lse_max_abs);

@@ -60,6 +60,8 @@ public:
     std::vector<unsigned char>& raw_q() { return q_; }
     std::vector<unsigned char>& raw_k() { return k_; }
     std::vector<unsigned char>& raw_v() { return v_; }
+    std::vector<unsigned char>& raw_o() { return o_; }
+    std::vector<float>& raw_lse() { return lse_; }
 
 private:
     std::int64_t slice_offset(std::int64_t b, std::int64_t h) const;
