@@ -10,15 +10,12 @@
 
 #include "core/input_error.hpp"
 #include "decode_mma.cuh"
+#include "device_buffer.cuh"
 #include "decode_simt.cuh"
 
 namespace leanattn::cuda {
 
 namespace {
-
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 // Calls f(T{}, integral_constant<D>, integral_constant<ROWS>) for the runtime (dtype, head_dim, group).
 template <typename F>

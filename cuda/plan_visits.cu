@@ -5,14 +5,11 @@
 #include <stdexcept>
 
 #include "core/walker.hpp"
+#include "device_buffer.cuh"
 
 namespace leanattn::cuda {
 
 namespace {
-
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 // One thread per CTA is enough: the point is the walk, not the math.
 __global__ void count_visits_kernel(PlanView plan, std::int32_t* tile_visits, std::int32_t* segments_per_cta) {
@@ -28,15 +25,6 @@ __global__ void count_visits_kernel(PlanView plan, std::int32_t* tile_visits, st
     segments_per_cta[cta] = segments;
 }
 
-template <typename T>
-struct DeviceBuffer {
-    T* ptr = nullptr;
-    explicit DeviceBuffer(std::size_t n) { check(cudaMalloc(&ptr, (n ? n : 1) * sizeof(T)), "cudaMalloc"); }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
 }  // namespace
 
 bool device_available(std::string* why) {
@@ -51,25 +39,26 @@ bool device_available(std::string* why) {
 
 PlanVisits walk_plan_on_device(const Schedule& schedule) {
     const std::size_t batch = schedule.request_tiles.size();
-    DeviceBuffer<std::int64_t> tiles(batch), offsets(batch + 1);
-    DeviceBuffer<std::int32_t> visits(schedule.total_tiles), segments(schedule.grid);
-    check(cudaMemcpy(tiles.ptr, schedule.request_tiles.data(), batch * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_tiles");
-    check(cudaMemcpy(offsets.ptr, schedule.request_offset.data(), (batch + 1) * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_offset");
-    check(cudaMemset(visits.ptr, 0, schedule.total_tiles * sizeof(std::int32_t)), "clear visits");
-    check(cudaMemset(segments.ptr, 0xff, schedule.grid * sizeof(std::int32_t)), "poison segment counts");
+    DeviceBuffer tiles(batch * sizeof(std::int64_t)), offsets((batch + 1) * sizeof(std::int64_t));
+    DeviceBuffer visits(static_cast<std::size_t>(schedule.total_tiles) * sizeof(std::int32_t));
+    DeviceBuffer segments(static_cast<std::size_t>(schedule.grid) * sizeof(std::int32_t));
+    check(cudaMemcpy(tiles.get<std::int64_t>(), schedule.request_tiles.data(), batch * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_tiles");
+    check(cudaMemcpy(offsets.get<std::int64_t>(), schedule.request_offset.data(), (batch + 1) * sizeof(std::int64_t), cudaMemcpyHostToDevice), "copy request_offset");
+    check(cudaMemset(visits.get<std::int32_t>(), 0, schedule.total_tiles * sizeof(std::int32_t)), "clear visits");
+    check(cudaMemset(segments.get<std::int32_t>(), 0xff, schedule.grid * sizeof(std::int32_t)), "poison segment counts");
 
     PlanView plan = schedule.view();
-    plan.request_tiles = tiles.ptr;
-    plan.request_offset = offsets.ptr;
-    count_visits_kernel<<<static_cast<unsigned>(schedule.grid), 32>>>(plan, visits.ptr, segments.ptr);
+    plan.request_tiles = tiles.get<std::int64_t>();
+    plan.request_offset = offsets.get<std::int64_t>();
+    count_visits_kernel<<<static_cast<unsigned>(schedule.grid), 32>>>(plan, visits.get<std::int32_t>(), segments.get<std::int32_t>());
     check(cudaGetLastError(), "launch count_visits_kernel");
     check(cudaDeviceSynchronize(), "run count_visits_kernel");
 
     PlanVisits out;
     out.tile_visits.resize(schedule.total_tiles);
     out.segments_per_cta.resize(schedule.grid);
-    check(cudaMemcpy(out.tile_visits.data(), visits.ptr, schedule.total_tiles * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy visits");
-    check(cudaMemcpy(out.segments_per_cta.data(), segments.ptr, schedule.grid * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy segment counts");
+    check(cudaMemcpy(out.tile_visits.data(), visits.get<std::int32_t>(), schedule.total_tiles * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy visits");
+    check(cudaMemcpy(out.segments_per_cta.data(), segments.get<std::int32_t>(), schedule.grid * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "copy segment counts");
     return out;
 }
 
