@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "core/validate.hpp"
+#include "schedule_html.hpp"
 #include "schedule_json.hpp"
 #include "schedule_svg.hpp"
 #include "schedule_text.hpp"

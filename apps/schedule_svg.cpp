@@ -1,9 +1,14 @@
+// schedule_svg.cpp — see schedule_svg.hpp. Three steps: place every CTA on the idealised time axis
+// (place), fix the geometry (Frame), then draw background, segments, merges, axis and legend.
 #include "schedule_svg.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <vector>
 
+#include "plot_axis.hpp"
 #include "schedule_text.hpp"
 #include "svg.hpp"
 
@@ -11,195 +16,399 @@ namespace leanattn::app {
 
 namespace {
 
-constexpr double left = 96, right = 24, top = 64, width = 1100;
-constexpr double reduce_per_peer = 0.25;
-const std::string reduce_color = "#5b2a86";  // dark purple: apart from every output color  // drawn width of merging one peer's partial, in LeanTiles
+constexpr double width = 1200, left = 100, right = 28, top = 88;
+// Merges are drawn sized by the partials they merge, not to scale: a merge reads d floats and two statistics
+// per partial while a LeanTile streams 2 × tile × d keys and values, so to scale it would be invisible. A
+// quarter LeanTile per partial, shrunk where a host merges so many that the biggest merge would pass a fifth
+// of the busiest slot (long ragged requests spread over dozens of CTAs).
+constexpr double max_merge_tiles = 0.25, max_merge_share = 0.2;
+const char* const merge_color = "#5b2a86";  // dark purple: apart from every output color
+const char* const idle_color = "#efefef";
+// Past this many segments tooltips would push the file to several MB; the picture is a texture by then.
+constexpr std::size_t max_tooltip_segments = 6000;
+constexpr std::int64_t max_arrow_grid = 32;  // peer → host arrows only where they can be followed by eye
 
-struct Placed {  // one CTA on the idealised time axis
-    double start = 0, end = 0;     // its LeanTiles
-    double partial_ready = 0;      // when its first segment's partial is stored (if it is a peer)
-    double wait_end = 0, reduce_end = 0;  // a waiting host: wait until, then reduce until
+// Idealised time of one CTA, in LeanTiles from the first launch.
+struct CtaTimes {
+    double start = 0, end = 0;           // its LeanTiles
+    double partial_ready = 0;            // end of its first segment: as a peer, its partial is stored then
+    double wait_end = 0, merge_end = 0;  // as a stream-k host: waits for its last peer's partial, then merges
+    std::int64_t peers = 0;              // partials it merges
 };
 
-struct Layout {
-    std::vector<Placed> ctas;
-    double makespan = 0;
-    double reduce_launch = 0;  // fixed-split: width of the reduce band
+struct Times {
+    std::vector<CtaTimes> ctas;
+    double launch_end = 0;     // end of the (first) launch, merges included
+    double busiest = 0;        // LeanTiles of the busiest slot: the plan's makespan without merges
+    double reduce_launch = 0;  // fixed-split's second launch; 0 if none
+    double merge_tiles = max_merge_tiles;  // drawn length of merging one partial
+    std::vector<std::pair<double, double>> reduce;  // (outputs) its reduce CTA's merge in the second launch
+    double span() const { return launch_end + reduce_launch; }
 };
 
-// Places every CTA in its slot (slot = cta mod resident; later waves follow the previous occupant).
-Layout place(const Schedule& s, const ScheduleTable& t) {
-    Layout L;
-    L.ctas.resize(t.ctas.size());
+Times place(const Schedule& s, const ScheduleTable& t) {
+    Times T;
+    T.ctas.resize(t.ctas.size());
     const std::int64_t resident = s.device.resident_ctas();
-    for (const CtaRow& row : t.ctas) {
-        Placed& p = L.ctas[row.cta];
-        p.start = row.cta >= resident ? L.ctas[row.cta - resident].reduce_end : 0.0;
-        p.end = p.start + static_cast<double>(row.tiles);
-        p.partial_ready = row.segments.empty() ? p.start : p.start + static_cast<double>(row.segments.front().tiles());
-        p.wait_end = p.reduce_end = p.end;
+    for (const CtaRow& row : t.ctas) {  // CTA order: the slot's earlier CTA (cta − resident) is placed already
+        CtaTimes& c = T.ctas[static_cast<std::size_t>(row.cta)];
+        c.start = row.cta >= resident ? T.ctas[static_cast<std::size_t>(row.cta - resident)].end : 0.0;
+        c.end = c.start + static_cast<double>(row.tiles);
+        c.partial_ready = c.start + (row.segments.empty() ? 0.0 : static_cast<double>(row.segments.front().tiles()));
+        c.wait_end = c.merge_end = c.end;
+        T.busiest = std::max(T.busiest, c.end);
     }
+    std::size_t most_partials = 1;
+    for (const OutputRow& o : t.outputs) most_partials = std::max(most_partials, o.ctas.size());
+    T.merge_tiles = std::min(max_merge_tiles, max_merge_share * T.busiest / static_cast<double>(std::max<std::size_t>(most_partials - 1, 1)));
+    // stream-k merges in the launch. Its grid never exceeds the resident slots, so every CTA starts at 0 and a
+    // host (lower CTA id) holds at least as many LeanTiles as any peer: in this idealised time no host waits.
+    // The wait is still computed, not assumed, so the picture stays honest if the plan ever changes.
     if (s.fused_reduction()) {
         for (const CtaRow& row : t.ctas) {
-            if (row.segments.empty()) continue;
-            const Segment& last = row.segments.back();
-            const OutputRow& o = t.outputs[last.output];
-            if (!last.host || o.ctas.size() < 2) continue;
-            Placed& p = L.ctas[row.cta];
-            for (std::size_t i = 1; i < o.ctas.size(); ++i) p.wait_end = std::max(p.wait_end, L.ctas[o.ctas[i]].partial_ready);
-            p.reduce_end = p.wait_end + reduce_per_peer * static_cast<double>(o.ctas.size() - 1);
+            CtaTimes& c = T.ctas[static_cast<std::size_t>(row.cta)];
+            for (const Segment& seg : row.segments) {
+                const OutputRow& o = t.outputs[static_cast<std::size_t>(seg.output)];
+                if (!seg.host || o.ctas.size() < 2) continue;
+                for (std::size_t i = 1; i < o.ctas.size(); ++i) c.wait_end = std::max(c.wait_end, T.ctas[static_cast<std::size_t>(o.ctas[i])].partial_ready);
+                c.peers += static_cast<std::int64_t>(o.ctas.size()) - 1;
+            }
+            c.merge_end = c.wait_end + T.merge_tiles * static_cast<double>(c.peers);
         }
     }
-    for (const Placed& p : L.ctas) L.makespan = std::max(L.makespan, p.reduce_end);
-    if (s.launches > 1) L.reduce_launch = std::max(1.0, 0.06 * L.makespan);
-    return L;
+    for (const CtaTimes& c : T.ctas) T.launch_end = std::max(T.launch_end, c.merge_end);
+    if (s.launches > 1) {  // the reduce launch: CTA o merges output o's partials; outputs fill the slots in waves
+        T.reduce.resize(t.outputs.size());
+        for (std::size_t o = 0; o < t.outputs.size(); ++o) {
+            const std::size_t before = o - static_cast<std::size_t>(resident);  // the slot's earlier reduce CTA
+            const double start = o >= static_cast<std::size_t>(resident) ? T.reduce[before].second : T.launch_end;
+            T.reduce[o] = {start, start + T.merge_tiles * static_cast<double>(t.outputs[o].ctas.size() - 1)};
+            T.reduce_launch = std::max(T.reduce_launch, T.reduce[o].second - T.launch_end);
+        }
+    }
+    return T;
 }
 
-std::string title_of(const Schedule& s) {
-    const Problem& p = s.problem;
-    std::ostringstream t;
-    t << strategy_name(s.strategy) << " on " << s.device.name << " (" << s.device.sms << " SMs x " << s.device.ctas_per_sm << " CTA/SM): grid "
-      << s.grid << ", " << s.launches << (s.launches == 1 ? " launch" : " launches") << ", " << s.total_tiles << " LeanTiles — batch " << p.batch
-      << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", tile " << p.tile;
-    return t.str();
+// Where things go: rows of lanes, scaled so 5 SMs look like Figure 1 and 132 × 2 lanes fit a screen.
+struct Frame {
+    std::int64_t sms = 1, lanes = 1, resident = 1;
+    double lane_h = 0, gap = 0, xs = 0;
+    Frame(const Schedule& s, double span) : sms(s.device.sms), lanes(s.device.ctas_per_sm), resident(s.device.resident_ctas()) {
+        lane_h = std::clamp(600.0 / static_cast<double>(resident), 1.0, 32.0);
+        gap = lane_h * static_cast<double>(lanes) >= 16 ? 6.0 : (lanes > 1 ? 1.0 : 0.0);  // keeps an SM's lanes together
+        xs = (width - left - right) / std::max(span, 1e-9);
+    }
+    double row_h() const { return lane_h * static_cast<double>(lanes); }
+    double plot_h() const { return static_cast<double>(sms) * (row_h() + gap) - gap; }
+    double x(double tiles) const { return left + tiles * xs; }
+    double sm_top(std::int64_t sm) const { return top + static_cast<double>(sm) * (row_h() + gap); }
+    double lane_top(std::int64_t cta) const {
+        const std::int64_t slot = cta % resident;
+        return sm_top(slot % sms) + static_cast<double>(slot / sms) * lane_h;
+    }
+    double mid(std::int64_t cta) const { return lane_top(cta) + lane_h / 2; }
+    bool labels() const { return lane_h >= 14; }
+};
+
+// White text on dark fills, near-black on light ones (the palette has yellows and pinks).
+std::string ink_on(const std::string& hex) {
+    const long rgb = std::strtol(hex.c_str() + 1, nullptr, 16);
+    const double luma = 0.299 * static_cast<double>((rgb >> 16) & 255) + 0.587 * static_cast<double>((rgb >> 8) & 255) + 0.114 * static_cast<double>(rgb & 255);
+    return luma > 150 ? "#1a1a1a" : "white";
+}
+
+double text_width(const std::string& text, double size) { return 0.58 * size * static_cast<double>(text.size()); }
+
+// CTAs from ctas[from] on: "CTA1,2" or, for a longer consecutive run (contributors always are), "CTA3-7".
+std::string cta_list(const std::vector<std::int64_t>& ctas, std::size_t from) {
+    if (ctas.size() - from > 2 && ctas.back() - ctas[from] == static_cast<std::int64_t>(ctas.size() - from) - 1) {
+        return "CTA" + std::to_string(ctas[from]) + "-" + std::to_string(ctas.back());
+    }
+    std::string out = "CTA";
+    for (std::size_t i = from; i < ctas.size(); ++i) out += (i == from ? "" : ",") + std::to_string(ctas[i]);
+    return out;
+}
+
+void draw_segments(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool tooltips) {
+    for (const CtaRow& row : t.ctas) {
+        const CtaTimes& c = T.ctas[static_cast<std::size_t>(row.cta)];
+        const double y = f.lane_top(row.cta);
+        const std::string cta = std::to_string(row.cta);
+        if (row.segments.empty()) continue;  // drawn by draw_empty, over the CTA that follows at once
+        double at = c.start;
+        for (const Segment& seg : row.segments) {
+            const double x = f.x(at), w = static_cast<double>(seg.tiles()) * f.xs;
+            const std::string name = output_label(s.problem, seg.output), color = palette_color(seg.output);
+            const OutputRow& o = t.outputs[static_cast<std::size_t>(seg.output)];
+            std::string tip;
+            if (tooltips) {
+                std::ostringstream tt;
+                tt << "CTA " << row.cta << " (SM " << row.sm << "): " << name << " LeanTiles [" << seg.begin << "," << seg.end << ") of " << o.tiles;
+                if (seg.host) tt << "; host" << (o.ctas.size() > 1 ? ", merges " + std::to_string(o.ctas.size() - 1) + " partials" : ", alone");
+                else tt << "; partial -> " << (s.fused_reduction() ? "host CTA " + std::to_string(o.host_cta) : "reduce launch");
+                if (seg.finishing) tt << "; finishing";
+                tip = tt.str();
+            }
+            const bool outline = f.lane_h >= 6;  // a white edge between segments, where there is room for it
+            svg.rect(x, y + (outline ? 0.5 : 0), w, f.lane_h - (outline ? 1 : 0), color, tip,
+                     "class=\"seg\" data-cta=\"" + cta + "\" data-output=\"" + std::to_string(seg.output) + "\"" +
+                         (outline ? " stroke=\"white\" stroke-width=\"1\"" : ""));
+            if (seg.host && f.lane_h >= 8) {  // a flag in the corner, as the legend shows
+                const double a = std::min({f.lane_h * 0.45, 11.0, w});
+                svg.raw("<path class=\"host\" d=\"M" + SvgWriter::num(x + 0.5) + " " + SvgWriter::num(y + 0.5) + "h" + SvgWriter::num(a) + "l" +
+                        SvgWriter::num(-a) + " " + SvgWriter::num(a) + "z\" fill=\"#1a1a1a\"/>");
+            } else if (seg.host) {  // thin lanes: a dark tick where the output begins
+                svg.rect(x, y, std::min(1.2, w), f.lane_h, "#1a1a1a", {}, "class=\"host\"");
+            }
+            const std::string label = name + "[" + std::to_string(seg.begin) + "," + std::to_string(seg.end) + ")";
+            if (f.labels() && w > text_width(label, 12) + 16) {
+                svg.text(x + w / 2, y + f.lane_h / 2 + 4, label, 12, "middle", "fill=\"" + ink_on(color) + "\"");
+            }
+            at += static_cast<double>(seg.tiles());
+        }
+    }
+}
+
+// fixed-split: a chunk past a shorter request's end is a CTA that exits at once. It takes no time, so the next
+// CTA of its slot starts at the same x: a small dashed box drawn over that CTA's start.
+void draw_empty(SvgWriter& svg, const ScheduleTable& t, const Times& T, const Frame& f, bool tooltips) {
+    for (const CtaRow& row : t.ctas) {
+        if (!row.segments.empty()) continue;
+        const std::string cta = std::to_string(row.cta);
+        svg.rect(f.x(T.ctas[static_cast<std::size_t>(row.cta)].start), f.lane_top(row.cta) + 1, 6, std::max(f.lane_h - 2, 0.5), "white",
+                 tooltips ? "CTA " + cta + " (SM " + std::to_string(row.sm) + "): empty chunk, exits at once" : "",
+                 "class=\"empty\" data-cta=\"" + cta + "\" stroke=\"#333\" stroke-width=\"0.8\" stroke-dasharray=\"2,1.5\"");
+    }
+}
+
+void draw_merges(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f) {
+    for (const CtaRow& row : t.ctas) {
+        const CtaTimes& c = T.ctas[static_cast<std::size_t>(row.cta)];
+        const double y = f.lane_top(row.cta);
+        const std::string cta = std::to_string(row.cta);
+        if (c.wait_end > c.end + 1e-9) {
+            svg.rect(f.x(c.end), y + 0.5, (c.wait_end - c.end) * f.xs, f.lane_h - 1, "url(#wait)",
+                     "CTA " + cta + " waits for its peers' partials", "class=\"wait\" data-cta=\"" + cta + "\"");
+        }
+        if (c.peers == 0) continue;
+        const OutputRow& o = t.outputs[static_cast<std::size_t>(row.segments.back().output)];
+        const std::string name = output_label(s.problem, o.output), from = cta_list(o.ctas, 1);
+        const double x = f.x(c.wait_end), w = std::max((c.merge_end - c.wait_end) * f.xs, 3.0);  // visible on a 264-lane plan too
+        svg.rect(x, y + 0.5, w, f.lane_h - 1, merge_color, "CTA " + cta + " merges " + name + "'s partials from " + from,
+                 "class=\"reduce\" data-cta=\"" + cta + "\" data-peers=\"" + std::to_string(c.peers) + "\"");
+        const std::string long_label = name + " \u2190 " + from, short_label = "+" + std::to_string(c.peers);
+        if (f.labels() && w > text_width(long_label, 12) + 12) svg.text(x + w / 2, y + f.lane_h / 2 + 4, long_label, 12, "middle", "fill=\"white\"");
+        else if (f.labels() && w > text_width(short_label, 12) + 6) svg.text(x + w / 2, y + f.lane_h / 2 + 4, short_label, 12, "middle", "fill=\"white\"");
+    }
+    if (T.reduce_launch > 0) {
+        const double x = f.x(T.launch_end);
+        svg.line(x, top - 14, x, top + f.plot_h() + 4, "#333", 1, "stroke-dasharray=\"4,3\"");
+        svg.text(x + 4, top - 5, "launch 2: reduce", 11, "start", "fill=\"#333\"");
+        for (const OutputRow& o : t.outputs) {
+            const auto [from, to] = T.reduce[static_cast<std::size_t>(o.output)];
+            if (to <= from) continue;  // a single split: nothing to merge
+            const std::string name = output_label(s.problem, o.output), label = name + " \u2190 " + cta_list(o.ctas, 0);
+            const double w = (to - from) * f.xs, y = f.lane_top(o.output);
+            svg.rect(f.x(from), y + 0.5, w, f.lane_h - 1, merge_color, "reduce launch: merges " + name + "'s partials from " + cta_list(o.ctas, 0),
+                     "class=\"reduce-launch\" data-output=\"" + std::to_string(o.output) + "\"");
+            if (f.labels() && w > text_width(label, 12) + 12) svg.text(f.x(from) + w / 2, y + f.lane_h / 2 + 4, label, 12, "middle", "fill=\"white\"");
+        }
+    }
+}
+
+// Figure 1's "From SM1, From SM2": an arrow from where each peer stores its partial (a dot at the end of its
+// first segment) into its host's merge block. It leaves through the gap beside the peer's lane and enters the
+// merge block from the side facing the peer, so it crosses no label: a merge lies past every peer's partial,
+// where the rows in between hold only idle time or other merges.
+void draw_arrows(SvgWriter& svg, const ScheduleTable& t, const Times& T, const Frame& f) {
+    for (const CtaRow& row : t.ctas) {
+        const CtaTimes& host = T.ctas[static_cast<std::size_t>(row.cta)];
+        if (host.peers == 0) continue;
+        const OutputRow& o = t.outputs[static_cast<std::size_t>(row.segments.back().output)];
+        for (std::size_t i = 1; i < o.ctas.size(); ++i) {
+            const std::int64_t peer = o.ctas[i];
+            const bool below = f.lane_top(peer) > f.lane_top(row.cta);
+            const double x1 = f.x(T.ctas[static_cast<std::size_t>(peer)].partial_ready) - 5, y1 = f.mid(peer);
+            const double run = below ? f.lane_top(peer) - f.gap / 2 : f.lane_top(peer) + f.lane_h + f.gap / 2;
+            const double x2 = f.x(host.wait_end) + (host.merge_end - host.wait_end) * f.xs * static_cast<double>(i) / static_cast<double>(o.ctas.size());
+            const double y2 = below ? f.lane_top(row.cta) + f.lane_h : f.lane_top(row.cta);
+            svg.raw("<polyline class=\"arrow\" points=\"" + SvgWriter::num(x1) + "," + SvgWriter::num(y1) + " " + SvgWriter::num(x1) + "," +
+                    SvgWriter::num(run) + " " + SvgWriter::num(x2) + "," + SvgWriter::num(run) + " " + SvgWriter::num(x2) + "," + SvgWriter::num(y2) +
+                    "\" fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"1.3\" stroke-linejoin=\"round\" marker-end=\"url(#head)\"/>");
+            svg.raw("<circle class=\"store\" cx=\"" + SvgWriter::num(x1) + "\" cy=\"" + SvgWriter::num(y1) +
+                    "\" r=\"3\" fill=\"white\" stroke=\"#1a1a1a\" stroke-width=\"1.3\"/>");
+        }
+    }
+}
+
+void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f) {
+    std::int64_t every = 1;  // SM labels at least 13 px apart, at a round step
+    for (std::int64_t step : {1, 2, 4, 8, 16, 32, 64, 128}) {
+        every = step;
+        if (static_cast<double>(step) * (f.row_h() + f.gap) >= 13) break;
+    }
+    const bool lane_labels = f.labels();  // small plans: which CTAs each lane runs, as the merge labels name CTAs
+    for (std::int64_t sm = 0; sm < s.device.sms; sm += every) {
+        svg.text(left - (lane_labels ? 58 : 8), f.sm_top(sm) + std::max(f.row_h(), 8.0) / 2 + 4, "SM" + std::to_string(sm), 11, "end",
+                 "fill=\"#222\" font-weight=\"bold\"");
+    }
+    for (std::int64_t slot = 0; lane_labels && slot < std::min(f.resident, s.grid); ++slot) {
+        std::string ctas = "CTA" + std::to_string(slot);
+        if (slot + f.resident < s.grid) ctas += slot + 2 * f.resident < s.grid ? "\u2026" : "," + std::to_string(slot + f.resident);
+        svg.text(left - 6, f.lane_top(slot) + f.lane_h / 2 + 4, ctas, 10, "end", "fill=\"#666\"");
+    }
+    const double axis_y = top + f.plot_h() + 8;
+    svg.line(left, axis_y, f.x(T.span()), axis_y, "#333");
+    for (double v : nice_ticks(0.0, T.span(), 8)) {
+        svg.line(f.x(v), axis_y, f.x(v), axis_y + 4, "#333");
+        svg.text(f.x(v), axis_y + 16, SvgWriter::num(v), 11, "middle", "fill=\"#333\"");
+    }
+    svg.text(left + (width - left - right) / 2, axis_y + 32, "idealised time in LeanTiles (every LeanTile costs the same)", 12, "middle", "fill=\"#333\"");
+}
+
+void draw_background(SvgWriter& svg, const Times& T, const Frame& f) {
+    for (std::int64_t sm = 0; sm < f.sms; ++sm) {  // idle shows as grey: whatever is not drawn over it
+        svg.rect(left, f.sm_top(sm), T.span() * f.xs, f.row_h(), idle_color, {}, "class=\"idle\"");
+    }
+    for (double v : nice_ticks(0.0, T.span(), 8)) svg.line(f.x(v), top, f.x(v), top + f.plot_h(), "#d0d0d0", 0.8);
+}
+
+
+// The legend lists the outputs' colors (the palette's 12, then a count) and only the marks the picture holds.
+enum class Swatch { fill, host_flag, host_tick, arrow, empty };
+struct LegendItem {
+    Swatch swatch = Swatch::fill;
+    std::string fill, text, cls;
+};
+
+const char* const defs =
+    "<defs><pattern id=\"wait\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+    "<rect width=\"6\" height=\"6\" fill=\"#e0e0e0\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#888\" stroke-width=\"2\"/></pattern>"
+    "<marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
+    "<path d=\"M0 0L10 5L0 10z\" fill=\"#1a1a1a\"/></marker></defs>";
+
+std::vector<LegendItem> legend_items(const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool arrows) {
+    std::vector<LegendItem> items;
+    const std::int64_t outputs = s.problem.outputs(), shown = std::min<std::int64_t>(outputs, 12);
+    for (std::int64_t o = 0; o < shown; ++o) items.push_back({Swatch::fill, palette_color(o), output_label(s.problem, o), "legend-output"});
+    if (outputs > shown) items.push_back({Swatch::fill, "none", "\u2026 " + std::to_string(outputs) + " outputs: colors repeat every 12", "legend-more"});
+    const bool flags = f.lane_h >= 8;
+    items.push_back({flags ? Swatch::host_flag : Swatch::host_tick, {},
+                     s.fused_reduction() ? "host: holds an output's first LeanTile, merges its partials" : "host: holds an output's first LeanTile",
+                     "legend-mark"});
+    bool merge = false, wait = false, empty = false;
+    for (const CtaTimes& c : T.ctas) merge = merge || c.peers > 0, wait = wait || c.wait_end > c.end + 1e-9;
+    for (const CtaRow& row : t.ctas) empty = empty || row.segments.empty();
+    if (arrows) items.push_back({Swatch::arrow, {}, "partial stored, merged by its host", "legend-mark"});
+    if (wait) items.push_back({Swatch::fill, "url(#wait)", "host waiting for peers' partials", "legend-mark"});
+    const std::string scale = "drawn " + SvgWriter::num(T.merge_tiles) + " LeanTile per partial, not to scale";
+    if (merge) items.push_back({Swatch::fill, merge_color, "host merging its peers' partials (" + scale + ")", "legend-mark"});
+    if (T.reduce_launch > 0) items.push_back({Swatch::fill, merge_color, "reduce launch merging each output's partials (" + scale + ")", "legend-mark"});
+    if (empty) items.push_back({Swatch::empty, {}, "empty CTA: chunk past a shorter request, exits at once", "legend-mark"});
+    items.push_back({Swatch::fill, idle_color, "idle slot", "legend-mark"});
+    return items;
+}
+
+constexpr double legend_row = 20;
+
+// Flows the items left to right, wrapping at the plot's width; returns each item's (x, row).
+std::vector<std::pair<double, int>> legend_layout(const std::vector<LegendItem>& items) {
+    std::vector<std::pair<double, int>> at;
+    double x = left;
+    int row = 0;
+    for (const LegendItem& item : items) {
+        const double w = 22 + 0.52 * 11.5 * static_cast<double>(item.text.size()) + 20;
+        if (x > left && x + w > width - right) x = left, ++row;
+        at.emplace_back(x, row);
+        x += w;
+    }
+    return at;
+}
+
+double legend_height(const std::vector<LegendItem>& items) {
+    return items.empty() ? 0.0 : legend_row * (legend_layout(items).back().second + 1);
+}
+
+void draw_legend(SvgWriter& svg, const std::vector<LegendItem>& items, double y0) {
+    const auto at = legend_layout(items);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const LegendItem& item = items[i];
+        const double x = at[i].first, y = y0 + legend_row * at[i].second;
+        const std::string cls = "class=\"" + item.cls + "\"";
+        switch (item.swatch) {
+            case Swatch::fill:
+                if (item.fill != "none") svg.rect(x, y - 10, 16, 12, item.fill, {}, cls + " stroke=\"#bbb\" stroke-width=\"0.5\"");
+                break;
+            case Swatch::host_flag:
+            case Swatch::host_tick:
+                svg.rect(x, y - 10, 16, 12, "#bab0ac", {}, cls);
+                if (item.swatch == Swatch::host_flag) svg.raw("<path d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y - 10) + "h8l-8 8z\" fill=\"#1a1a1a\"/>");
+                else svg.rect(x, y - 10, 1.5, 12, "#1a1a1a");
+                break;
+            case Swatch::arrow:
+                svg.raw("<path " + cls + " d=\"M" + SvgWriter::num(x + 3) + " " + SvgWriter::num(y - 4) + "h12\" stroke=\"#1a1a1a\" stroke-width=\"1.3\" marker-end=\"url(#head)\"/>");
+                svg.raw("<circle cx=\"" + SvgWriter::num(x + 3) + "\" cy=\"" + SvgWriter::num(y - 4) + "\" r=\"3\" fill=\"white\" stroke=\"#1a1a1a\" stroke-width=\"1.3\"/>");
+                break;
+            case Swatch::empty:
+                svg.rect(x + 5, y - 10, 6, 12, "none", {}, cls + " stroke=\"#555\" stroke-width=\"0.8\" stroke-dasharray=\"2,2\"");
+                break;
+        }
+        svg.text(x + 22, y, item.text, 11.5, "start", "fill=\"#222\"");
+    }
 }
 
 }  // namespace
 
-void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
-    const Layout L = place(s, t);
-    const std::int64_t lanes = s.device.ctas_per_sm, sms = s.device.sms;
-    const double lane_h = std::clamp(640.0 / static_cast<double>(sms * lanes), 1.5, 26.0);
-    const double row_gap = lane_h >= 8 ? 4 : 0;
-    const double rows_h = static_cast<double>(sms) * (lane_h * static_cast<double>(lanes) + row_gap);
-    const double height = top + rows_h + 110;
-    const double span = L.makespan + L.reduce_launch;
-    const double xs = (width - left - right) / std::max(span, 1e-9);
-    auto x_of = [&](double tiles) { return left + tiles * xs; };
-    auto y_of = [&](std::int64_t cta) {
-        const std::int64_t slot = cta % s.device.resident_ctas();
-        const std::int64_t sm = slot % sms, lane = slot / sms;
-        return top + static_cast<double>(sm) * (lane_h * static_cast<double>(lanes) + row_gap) + static_cast<double>(lane) * lane_h;
-    };
-
-    SvgWriter svg(width, height);
-    svg.raw("<defs><pattern id=\"wait\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-            "<rect width=\"6\" height=\"6\" fill=\"#e6e6e6\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>");
-    svg.text(left, 24, title_of(s), 15, "start", "font-weight=\"bold\"");
-    svg.text(left, 44, "x: LeanTiles in the order each CTA does them (every LeanTile costing the same); one row per SM" +
-                           std::string(lanes > 1 ? ", one lane per resident CTA" : ""), 12, "start", "fill=\"#555\"");
-
-    // SM labels and row guides.
-    const std::int64_t label_every = std::max<std::int64_t>(1, static_cast<std::int64_t>(14.0 / (lane_h * static_cast<double>(lanes) + row_gap)));
-    for (std::int64_t sm = 0; sm < sms; ++sm) {
-        const double y = top + static_cast<double>(sm) * (lane_h * static_cast<double>(lanes) + row_gap);
-        if (sm % label_every == 0) svg.text(left - 8, y + std::min(lane_h * static_cast<double>(lanes), 14.0) - 2, "SM" + std::to_string(sm), 11, "end");
-    }
-    const bool labels = lane_h >= 14;
-    for (const CtaRow& row : t.ctas) {
-        const Placed& p = L.ctas[row.cta];
-        const double y = y_of(row.cta);
-        if (row.segments.empty()) {
-            svg.rect(x_of(p.start), y + 1, std::max(2.0, 0.3 * xs), lane_h - 2, "none", "CTA " + std::to_string(row.cta) + ": empty chunk, exits at once",
-                     "class=\"empty\" stroke=\"#888\" stroke-dasharray=\"2,2\"");
-            continue;
-        }
-        double x = p.start;
-        for (const Segment& seg : row.segments) {
-            const double w = static_cast<double>(seg.tiles());
-            const std::string name = output_label(s.problem, seg.output);
-            std::ostringstream tip;
-            tip << "CTA " << row.cta << " (SM " << row.sm << "): " << name << " LeanTiles [" << seg.begin << "," << seg.end << ")"
-                << (seg.host ? ", host" : "") << (seg.finishing ? ", finishing" : "");
-            svg.rect(x_of(x), y + (lane_h > 4 ? 0.5 : 0), w * xs, lane_h - (lane_h > 4 ? 1 : 0), palette_color(seg.output), tip.str(),
-                     "class=\"seg\" data-cta=\"" + std::to_string(row.cta) + "\" data-output=\"" + std::to_string(seg.output) + "\" stroke=\"white\" stroke-width=\"" +
-                         (lane_h > 4 ? "1" : "0") + "\"");
-            if (seg.host && lane_h > 4) {  // host: a dark tick where it starts the output
-                svg.rect(x_of(x), y + 0.5, std::min(3.0, w * xs), lane_h - 1, "#222", {}, "class=\"host\"");
-            }
-            const std::string label = name + "[" + std::to_string(seg.begin) + "," + std::to_string(seg.end) + ")";
-            if (labels && w * xs > 7.0 * static_cast<double>(label.size())) {
-                svg.text(x_of(x + w / 2), y + lane_h / 2 + 4, label, 11, "middle", "fill=\"white\"");
-            }
-            x += w;
-        }
-        if (p.wait_end > p.end + 1e-9) {
-            svg.rect(x_of(p.end), y + 0.5, (p.wait_end - p.end) * xs, lane_h - 1, "url(#wait)", "CTA " + std::to_string(row.cta) + " waits for its peers' partials",
-                     "class=\"wait\"");
-        }
-        if (p.reduce_end > p.wait_end + 1e-9) {
-            const OutputRow& o = t.outputs[row.segments.back().output];
-            svg.rect(x_of(p.wait_end), y + 0.5, (p.reduce_end - p.wait_end) * xs, lane_h - 1, reduce_color,
-                     "CTA " + std::to_string(row.cta) + " reduces " + output_label(s.problem, o.output) + " from " + std::to_string(o.ctas.size() - 1) + " peers",
-                     "class=\"reduce\"");
-            if (labels && (p.reduce_end - p.wait_end) * xs > 14) svg.text(x_of((p.wait_end + p.reduce_end) / 2), y + lane_h / 2 + 4, "R", 11, "middle", "fill=\"white\"");
-        }
-    }
-    if (L.reduce_launch > 0) {
-        svg.rect(x_of(L.makespan), top, L.reduce_launch * xs, rows_h, reduce_color, "second launch: each split output merges its partials", "class=\"reduce-launch\" opacity=\"0.85\"");
-        svg.text(x_of(L.makespan + L.reduce_launch / 2), top - 6, "reduce", 11, "middle");
-    }
-
-    // Axis.
-    const double axis_y = top + rows_h + 8;
-    svg.line(left, axis_y, x_of(span), axis_y, "#333");
-    const double step = std::max(1.0, std::pow(10.0, std::floor(std::log10(std::max(span, 1.0) / 5.0))));
-    for (double v = 0; v <= span + 1e-9; v += step * (span / step > 10 ? (span / step > 25 ? 5 : 2) : 1)) {
-        svg.line(x_of(v), axis_y, x_of(v), axis_y + 4, "#333");
-        svg.text(x_of(v), axis_y + 16, SvgWriter::num(v), 10, "middle");
-    }
-    svg.text(x_of(span), axis_y + 30, "LeanTiles", 11, "end", "fill=\"#555\"");
-
-    // Legend.
-    double lx = left;
-    double ly = axis_y + 48;
-    const std::int64_t outputs = s.problem.outputs();
-    const std::int64_t shown = std::min<std::int64_t>(outputs, 8);
-    for (std::int64_t o = 0; o < shown; ++o) {
-        svg.rect(lx, ly - 10, 12, 12, palette_color(o), {}, "class=\"legend-output\"");
-        svg.text(lx + 16, ly, output_label(s.problem, o), 11);
-        lx += 22 + 7.0 * static_cast<double>(output_label(s.problem, o).size());
-    }
-    if (outputs > shown) {
-        svg.text(lx, ly, "… " + std::to_string(outputs) + " outputs (colors repeat)", 11);
-        lx += 200;
-    }
-    const std::pair<std::string, std::string> marks[] = {
-        {"#222", "host (first LeanTile: reduces)"}, {"url(#wait)", "host waiting for partials"}, {reduce_color, "reduction"}};
-    for (const auto& [fill, text] : marks) {
-        if (lx + 30 + 6.2 * static_cast<double>(text.size()) > width) lx = left, ly += 20;  // wrap the legend
-        svg.rect(lx, ly - 10, 12, 12, fill, {}, "class=\"legend-mark\"");
-        svg.text(lx + 16, ly, text, 11);
-        lx += 26 + 6.2 * static_cast<double>(text.size());
-    }
-    svg.write(out);
+std::string schedule_headline(const Schedule& s) {
+    std::ostringstream t;
+    t << strategy_name(s.strategy) << " on " << s.device.name << " (" << s.device.sms << " SMs \u00d7 " << s.device.ctas_per_sm << " CTA/SM): grid "
+      << s.grid << ", " << s.launches << (s.launches == 1 ? " launch, " : " launches, ") << s.total_tiles << " LeanTiles";
+    return t.str();
 }
 
-void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
-    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>leanattn schedule: " << xml_escape(title_of(s)) << "</title>\n"
-        << "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
-           "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}pre{background:#f8f8f8;padding:8px}</style>\n"
-        << "</head><body>\n<h1>leanattn schedule</h1>\n<p>" << xml_escape(title_of(s)) << "</p>\n";
-    std::ostringstream text;
-    write_schedule_text(text, s, t);
-    out << "<pre>" << xml_escape(text.str()) << "</pre>\n";
-    write_schedule_svg(out, s, t);
-    out << "<h2>Outputs</h2>\n<p>Each output tile is one (request, KV head) pair; its host CTA holds its first LeanTile and merges the "
-           "other contributors' partial results with the softmax re-scaling operator"
-        << (s.fused_reduction() ? " in the same launch." : (s.launches > 1 ? "; here a second launch merges them." : ".")) << "</p>\n"
-        << "<table><tr><th>output</th><th>request</th><th>kv-head</th><th>LeanTiles</th><th>host CTA</th><th>contributors</th></tr>\n";
-    const std::size_t cap = 64;
-    for (std::size_t i = 0; i < t.outputs.size() && i < cap; ++i) {
-        const OutputRow& o = t.outputs[i];
-        std::string ctas;
-        for (std::size_t j = 0; j < o.ctas.size() && j < 12; ++j) ctas += (j ? ", " : "") + std::to_string(o.ctas[j]);
-        if (o.ctas.size() > 12) ctas += ", … (" + std::to_string(o.ctas.size()) + ")";
-        out << "<tr><td>" << xml_escape(output_label(s.problem, o.output)) << "</td><td>" << o.batch << "</td><td>" << o.kv_head << "</td><td>" << o.tiles
-            << "</td><td>" << o.host_cta << "</td><td>" << ctas << "</td></tr>\n";
+std::string schedule_problem_line(const Schedule& s) {
+    const Problem& p = s.problem;
+    std::ostringstream t;
+    t << "batch " << p.batch << " \u00b7 " << p.q_heads << " q-heads / " << p.kv_heads << " kv-heads \u00b7 head-dim " << p.head_dim << " \u00b7 ctx ";
+    const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
+    if (*lo == *hi) t << *lo; else t << *lo << ".." << *hi << " (ragged)";
+    if (p.q_len > 1) t << " \u00b7 q-len " << p.q_len;
+    t << " \u00b7 tile " << p.tile << " \u2192 " << p.outputs() << (p.outputs() == 1 ? " output" : " outputs");
+    if (s.strategy == Strategy::fixed_split) {
+        t << " \u00b7 " << s.splits << (s.splits == 1 ? " split (no reduce launch)" : " splits of \u2264 " + std::to_string(s.chunk) + " LeanTiles");
     }
-    out << "</table>\n";
-    if (t.outputs.size() > cap) out << "<p>… and " << t.outputs.size() - cap << " more outputs (see --format json).</p>\n";
-    out << "<p>Made by <code>leanattn schedule --format html</code>.</p>\n</body></html>\n";
+    return t.str();
+}
+
+void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+    const Times T = place(s, t);
+    const Frame f(s, T.span());
+    std::size_t segments = 0;
+    for (const CtaRow& row : t.ctas) segments += row.segments.size();
+    // One lane per SM only: between lanes of one SM there is no gap for an arrow to run in.
+    const bool arrows = s.fused_reduction() && s.grid <= max_arrow_grid && f.lanes == 1 && f.lane_h >= 10;
+    const std::vector<LegendItem> legend = legend_items(s, t, T, f, arrows);
+    const double legend_top = top + f.plot_h() + 66;
+
+    SvgWriter svg(width, legend_top + legend_height(legend) + 8);
+    svg.raw(defs);
+    svg.text(left, 24, schedule_headline(s), 16, "start", "font-weight=\"bold\"");
+    svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
+    const double occupancy = static_cast<double>(s.total_tiles) / (static_cast<double>(f.resident) * std::max(T.busiest, 1e-9));
+    std::ostringstream note;
+    note << "one row per SM" << (f.lanes > 1 ? ", one lane per resident CTA slot" : "") << "; LeanTile occupancy "
+         << SvgWriter::num(std::round(1000 * occupancy) / 10) << "% (LeanTiles \u00f7 " << f.resident << " slots \u00d7 " << SvgWriter::num(T.busiest)
+         << " of the busiest slot)";
+    svg.text(left, 62, note.str(), 12, "start", "fill=\"#666\"");
+
+    draw_background(svg, T, f);
+    draw_segments(svg, s, t, T, f, segments <= max_tooltip_segments);
+    draw_merges(svg, s, t, T, f);
+    draw_empty(svg, t, T, f, segments <= max_tooltip_segments);
+    if (arrows) draw_arrows(svg, t, T, f);
+    draw_axis(svg, s, T, f);
+    draw_legend(svg, legend, legend_top);
+    svg.write(out);
 }
 
 }  // namespace leanattn::app

@@ -1,13 +1,16 @@
-// schedule_svg.hpp — `schedule --format svg|html`: the plan drawn like the paper's Figure 1.
+// schedule_svg.hpp — `schedule --format svg`: the plan drawn like the paper's Figure 1.
 //
-// One row per SM (split into one lane per resident CTA slot when CTAs per SM > 1); x is idealised time in
-// LeanTiles, every LeanTile costing the same: CTAs of later waves start when the CTA before them in the
-// same slot ends. Segments are colored by output and labeled when wide enough; a stream-k host that must
-// wait for its peers' partials shows the wait hatched, then its reduction; fixed-split's second launch is
-// a band after the last wave. The HTML page wraps the same SVG with the plan's summary and output table.
+// One row per SM, split into one lane per resident CTA slot when CTAs per SM > 1 (CTA g sits in slot
+// g mod resident; CTAs of later waves follow the earlier CTA of their slot). x is idealised time in
+// LeanTiles: every LeanTile costs the same, so the picture shows the plan's balance, not a prediction
+// (`leanattn simulate` predicts). Segments are colored by output and labeled when wide enough; host
+// CTAs carry a black flag; a stream-k host merges its peers' partials in a purple block sized by the
+// number of partials (arrows show where they come from on small plans); fixed-split's second launch is
+// a purple band after the last wave. The HTML page (schedule_html.hpp) inlines the same picture.
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "core/schedule.hpp"
 #include "core/schedule_table.hpp"
@@ -15,6 +18,9 @@
 namespace leanattn::app {
 
 void write_schedule_svg(std::ostream& out, const Schedule& schedule, const ScheduleTable& table);
-void write_schedule_html(std::ostream& out, const Schedule& schedule, const ScheduleTable& table);
+
+// The picture's heading lines, also used by the HTML page: what was planned, and on what.
+std::string schedule_headline(const Schedule& schedule);  // strategy, device, grid, launches
+std::string schedule_problem_line(const Schedule& schedule);  // batch, heads, head-dim, ctx, tile
 
 }  // namespace leanattn::app

@@ -1,0 +1,89 @@
+// schedule_html.cpp — see schedule_html.hpp.
+#include "schedule_html.hpp"
+
+#include <sstream>
+#include <string>
+
+#include "schedule_svg.hpp"
+#include "schedule_text.hpp"
+#include "svg.hpp"
+
+namespace leanattn::app {
+
+namespace {
+
+constexpr std::size_t max_output_rows = 64;    // a page, not a dump: --format json lists every output
+constexpr std::size_t max_listed_ctas = 12;
+
+const char* const style =
+    "body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1240px;color:#222;line-height:1.4}"
+    "h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px}.sub{color:#555;margin-top:0}"
+    ".figure{overflow-x:auto;border:1px solid #ddd;padding:4px}.figure svg{max-width:100%;height:auto}"
+    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 10px;text-align:right}"
+    "th{background:#f2f2f2}td.l,th.l{text-align:left}pre{background:#f6f6f6;padding:10px;font-size:12px;overflow-x:auto}"
+    ".sw{display:inline-block;width:14px;height:11px;vertical-align:middle;margin-right:4px;border:1px solid #bbb}";
+
+std::string contributors(const OutputRow& o) {
+    std::string out;
+    for (std::size_t i = 0; i < o.ctas.size() && i < max_listed_ctas; ++i) out += (i ? ", " : "") + std::to_string(o.ctas[i]);
+    if (o.ctas.size() > max_listed_ctas) out += ", \u2026 (" + std::to_string(o.ctas.size()) + " CTAs)";
+    return out;
+}
+
+void write_marks(std::ostream& out, const Schedule& s) {
+    out << "<h2>Reading the picture</h2>\n<ul>\n"
+        << "<li>One row per SM; with several resident CTAs per SM the row holds one lane per CTA slot (CTA <i>g</i> sits in "
+           "slot <i>g</i> mod SMs\u00d7CTAs-per-SM). CTAs of later waves follow the earlier CTA of their slot.</li>\n"
+        << "<li>x is idealised time in LeanTiles: every LeanTile costs the same, so the picture shows the plan's balance, "
+           "not its speed (<code>leanattn simulate</code> predicts times).</li>\n"
+        << "<li>Each segment (a run of one output's LeanTiles done by one CTA) has its output's color and, when wide enough, "
+           "a label like <code>h0[0,2)</code>: output, then its LeanTiles. Hover a block for details.</li>\n"
+        << "<li>A black corner flag (a dark tick on thin rows) marks the host: the CTA holding the output's first LeanTile, "
+           "which merges the other contributors' partials with the softmax re-scaling operator.</li>\n";
+    if (s.fused_reduction()) {
+        out << "<li>Purple after a host: its merge of the peers' partials in the same launch, sized by the number of partials "
+               "(at most \u00bc LeanTile each, as the legend says; not to scale: a merge reads d floats, a LeanTile streams 2\u00d7tile\u00d7d keys and values). On small plans an arrow "
+               "runs from where each peer stores its partial (the end of its first segment) into the merge.</li>\n"
+            << "<li>Hatched grey would be a host waiting for a peer's partial. Here none waits: every CTA starts at once and a host "
+               "has at least as many LeanTiles as any later CTA, while a peer's partial is its first segment. Real waits come "
+               "from unequal costs; <code>leanattn simulate</code> shows them.</li>\n";
+    } else if (s.launches > 1) {
+        out << "<li>Purple after the dashed line is the second launch: one CTA per output merges its splits' partials, sized like the in-launch merges.</li>\n"
+            << "<li>A dashed outline is an empty CTA: a chunk past the end of a shorter request, which exits at once.</li>\n";
+    }
+    out << "<li>Light grey is an idle CTA slot.</li>\n</ul>\n";
+}
+
+void write_outputs(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+    out << "<h2>Outputs</h2>\n<p>An output tile is one (request, KV head) pair; its host CTA is listed first among its contributors.</p>\n"
+        << "<table><tr><th class=\"l\">output</th><th>request</th><th>kv-head</th><th>LeanTiles</th><th>host CTA</th><th class=\"l\">contributors</th></tr>\n";
+    for (std::size_t i = 0; i < t.outputs.size() && i < max_output_rows; ++i) {
+        const OutputRow& o = t.outputs[i];
+        out << "<tr><td class=\"l\"><span class=\"sw\" style=\"background:" << palette_color(o.output) << "\"></span>"
+            << xml_escape(output_label(s.problem, o.output)) << "</td><td>" << o.batch << "</td><td>" << o.kv_head << "</td><td>" << o.tiles
+            << "</td><td>" << o.host_cta << "</td><td class=\"l\">" << contributors(o) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+    if (t.outputs.size() > max_output_rows) {
+        out << "<p>\u2026 and " << t.outputs.size() - max_output_rows << " more outputs (<code>--format json</code> lists them all).</p>\n";
+    }
+}
+
+}  // namespace
+
+void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+    std::ostringstream text;
+    write_schedule_text(text, s, t);
+    out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>leanattn schedule: " << xml_escape(schedule_headline(s))
+        << "</title>\n<style>" << style << "</style>\n</head><body>\n"
+        << "<h1>" << xml_escape(schedule_headline(s)) << "</h1>\n<p class=\"sub\">" << xml_escape(schedule_problem_line(s)) << "</p>\n"
+        << "<div class=\"figure\">\n";
+    write_schedule_svg(out, s, t);
+    out << "</div>\n";
+    write_marks(out, s);
+    out << "<h2>Plan</h2>\n<pre>" << xml_escape(text.str()) << "</pre>\n";
+    write_outputs(out, s, t);
+    out << "<p class=\"sub\">Made by <code>leanattn schedule --format html</code>.</p>\n</body></html>\n";
+}
+
+}  // namespace leanattn::app
