@@ -7,14 +7,6 @@
 
 namespace leanattn::cpu {
 
-namespace {
-
-void prefetch(const unsigned char* p, std::size_t bytes) {
-    for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, 2);
-}
-
-}  // namespace
-
 void lean_tile_run(const DecodeTensors& t, const Segment& seg, SoftmaxState& st, TileScratch& sc) {
     const Problem& p = t.problem();
     const std::int64_t b = p.request_of(seg.output), h = p.kv_head_of(seg.output);
@@ -29,22 +21,18 @@ void lean_tile_run(const DecodeTensors& t, const Segment& seg, SoftmaxState& st,
 
     for (std::int64_t tile = seg.begin; tile < seg.end; ++tile) {
         const std::int64_t j0 = tile * p.tile, len = std::min(p.tile, n - j0);
-        if (tile + 1 < seg.end) {
-            // Ask for the next LeanTile's K and V now: while this one is converted and multiplied, they
-            // stream in (the conversion loop is otherwise bound by memory latency, not bandwidth).
-            const std::int64_t next = (tile + 1) * p.tile, next_len = std::min(p.tile, n - next);
-            prefetch(kbase + next * d * e, static_cast<std::size_t>(next_len * d) * e);
-            prefetch(vbase + next * d * e, static_cast<std::size_t>(next_len * d) * e);
-        }
+        // While K is multiplied, V of this LeanTile streams in; while V is, K of the next (tile_kernels.hpp).
+        const std::int64_t next = (tile + 1) * p.tile, next_len = tile + 1 < seg.end ? std::min(p.tile, n - next) : 0;
         sc.s.resize(rows, len);
-        tile_scores(t.dtype(), kbase + j0 * d * e, len, d, sc.q.data(), rows, sc.s.data(), len, sc.convert);
+        tile_scores(t.dtype(), kbase + j0 * d * e, len, d, sc.q.data(), rows, sc.s.data(), len, sc.convert, vbase + j0 * d * e,
+                    len * d * static_cast<std::int64_t>(e));
         for (std::int64_t r = 0; r < rows; ++r) {
             // Causal decode of q_len tokens: query i of q_len sees tokens [0, n − q_len + i + 1).
             const std::int64_t visible = std::clamp<std::int64_t>(n - p.q_len + (r % p.q_len) + 1 - j0, 0, len);
             auto srow = sc.s.row(r);
             srow.tail(len - visible).setConstant(-INFINITY);
-            float mx = -INFINITY;
-            for (std::int64_t j = 0; j < visible; ++j) mx = nan_max(mx, srow[j]);
+            // PropagateNaN: a NaN logit must reach m (and from there the whole row), not be skipped.
+            const float mx = visible > 0 ? srow.head(visible).maxCoeff<Eigen::PropagateNaN>() : -INFINITY;
             const float m_new = nan_max(st.m[r], mx);
             if (m_new == -INFINITY) {  // nothing visible yet: P = 0, state unchanged
                 srow.setZero();
@@ -56,7 +44,8 @@ void lean_tile_run(const DecodeTensors& t, const Segment& seg, SoftmaxState& st,
             st.acc.row(r) *= correction;
             st.m[r] = m_new;
         }
-        tile_accumulate(t.dtype(), vbase + j0 * d * e, len, d, sc.s.data(), rows, len, st.acc.data(), sc.convert);
+        tile_accumulate(t.dtype(), vbase + j0 * d * e, len, d, sc.s.data(), rows, len, st.acc.data(), sc.convert,
+                        next_len > 0 ? kbase + next * d * e : nullptr, next_len * d * static_cast<std::int64_t>(e));
     }
 }
 

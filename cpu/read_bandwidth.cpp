@@ -1,13 +1,26 @@
 #include "read_bandwidth.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <chrono>
 #include <omp.h>
+#include <unistd.h>
 #include <vector>
 
 namespace leanattn::cpu {
 
+double read_buffer_bytes() {
+    double llc = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    llc = static_cast<double>(sysconf(_SC_LEVEL3_CACHE_SIZE));  // -1 or 0 where unknown
+#endif
+    const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    const double want = std::max(1073741824.0, 4 * llc);
+    return physical > 0 ? std::min(want, physical / 4) : want;
+}
+
 double measure_read_gbps(int threads, double bytes, int passes) {
+    if (bytes <= 0) bytes = read_buffer_bytes();
     const int team = threads > 0 ? threads : omp_get_max_threads();
     const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
     std::vector<float> buffer(static_cast<std::size_t>(n));

@@ -4,8 +4,12 @@
 
 namespace leanattn::cpu {
 
-// Streams a buffer of `bytes` (default 1 GiB, far beyond the last-level cache) with `threads` threads
-// (0 = OpenMP's default), summing it; best of `passes`. Returns GB/s (1e9 bytes per second).
-double measure_read_gbps(int threads = 0, double bytes = 1073741824.0, int passes = 3);
+// The buffer a streaming read must cover so no cache level holds it: 4 × the last-level cache (as the OS
+// reports it), at least 1 GiB, at most a quarter of physical memory.
+double read_buffer_bytes();
+
+// Streams a buffer of `bytes` (0: read_buffer_bytes()) with `threads` threads (0 = OpenMP's default), each
+// summing its contiguous share; best of `passes`. Returns GB/s (1e9 bytes per second).
+double measure_read_gbps(int threads = 0, double bytes = 0, int passes = 5);
 
 }  // namespace leanattn::cpu

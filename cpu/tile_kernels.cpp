@@ -17,8 +17,8 @@ const bool use_avx2 = avx2::available();
 }  // namespace
 
 void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld,
-                 std::vector<float>& scratch) {
-    if (use_avx2 && d % 8 == 0) return avx2::scores(dtype, k, len, d, q, rows, s, ld);
+                 std::vector<float>& scratch, const void* ahead, std::int64_t ahead_bytes) {
+    if (use_avx2 && d % 8 == 0) return avx2::scores(dtype, k, len, d, q, rows, s, ld, ahead, ahead_bytes);
     scratch.resize(static_cast<std::size_t>(len * d));
     to_float(dtype, k, scratch.data(), len * d);
     Map(s, rows, len, Eigen::OuterStride<>(ld)).noalias() =
@@ -26,8 +26,8 @@ void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, c
 }
 
 void tile_accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld,
-                     float* acc, std::vector<float>& scratch) {
-    if (use_avx2 && d % 8 == 0) return avx2::accumulate(dtype, v, len, d, p, rows, ld, acc);
+                     float* acc, std::vector<float>& scratch, const void* ahead, std::int64_t ahead_bytes) {
+    if (use_avx2 && d % 8 == 0) return avx2::accumulate(dtype, v, len, d, p, rows, ld, acc, ahead, ahead_bytes);
     scratch.resize(static_cast<std::size_t>(len * d));
     to_float(dtype, v, scratch.data(), len * d);
     Map(acc, rows, d, Eigen::OuterStride<>(d)).noalias() +=
