@@ -18,6 +18,7 @@ namespace leanattn::cpu {
 struct TileScratch {
     RowMatrix q;                 // (rows, d) pre-scaled by 1/√d
     RowMatrix s;                 // (rows, tile): scores, then probabilities
+    RowMatrix pv;                // (rows, d): this LeanTile's P·V alone, then added to the running state
     std::vector<float> convert;  // K or V as fp32, where the products need it (no SIMD path)
 };
 

@@ -64,6 +64,16 @@ TEST_CASE("the executor never deadlocks: 1, 2, 3, 7 and 64 threads on grids of 1
                 REQUIRE(e.rel_l2 <= 1e-5);
             }
         }
+        // fixed-split's reduce pass waits behind a barrier, with 12 · splits CTAs (up to 300), and no-split.
+        for (std::int64_t splits : {1, 3, 25}) {
+            const Schedule s = plan_for(p, test_device(5, 1), Strategy::fixed_split, splits);
+            CAPTURE(threads, splits, s.grid);
+            const cpu::Errors e = run_and_check(s, t, ref, threads);
+            REQUIRE(e.non_finite == 0);
+            REQUIRE(e.rel_l2 <= 1e-5);
+        }
+        CAPTURE(threads);
+        REQUIRE(run_and_check(plan_for(p, test_device(5, 1), Strategy::no_split), t, ref, threads).rel_l2 <= 1e-5);
     }
 }
 
