@@ -9,7 +9,8 @@ namespace leanattn::cpu {
 double read_buffer_bytes();
 
 // Streams a buffer of `bytes` (0: read_buffer_bytes()) with `threads` threads (0 = OpenMP's default), each
-// summing its contiguous share; best of `passes`. Returns GB/s (1e9 bytes per second).
+// summing its contiguous share, plainly and with an L2 prefetch ahead (read_bandwidth.cpp says why);
+// `passes` of each, the best of all. Returns GB/s (1e9 bytes per second).
 double measure_read_gbps(int threads = 0, double bytes = 0, int passes = 5);
 
 }  // namespace leanattn::cpu

@@ -32,7 +32,7 @@ Errors compare_to_reference(const DecodeTensors& tensors, const ReferenceOutput&
 //    relative weight error), then the softmax and P·V sums over n tokens, each LeanTile summed on its own
 //    before it joins the running state. Rounding errors add like a random walk, so the relative error
 //    grows as u·(√d + √tile + √(n / tile)) ≈ 6e-8 · (11 + 11 + 90) ≈ 7e-6 at d = 128, n = 1M: bound 1e-5.
-//    Measured: 1.6e-6 (64k tokens, stream-k), 1.8e-6 (1M tokens in one CTA).
+//    Measured: 3.0e-7 (64k tokens, stream-k), 1.8e-6 (1M tokens in one CTA).
 //  - fp16 / bf16: the reference reads the very values the tensors hold (already rounded), so input
 //    rounding is no error. What remains is the fp32 part (≤ 1e-5) plus rounding O to the dtype: every
 //    element moves by at most u_out of itself (2^-11 fp16, 2^-8 bf16), so ‖δ‖ ≤ u_out·‖O‖ and the rel. L2
