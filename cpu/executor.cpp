@@ -62,7 +62,6 @@ void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
     const std::int64_t rows = s.problem.group() * s.problem.q_len, d = s.problem.head_dim;
     Partials partials(s.grid, rows, d);
     const int team = threads > 0 ? threads : omp_get_max_threads();
-    const std::int64_t sms = s.device.sms;
 
 #pragma omp parallel num_threads(team)
     {
@@ -73,7 +72,7 @@ void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
 
         // Phase 1: this thread plays SMs me, me + count, …; it runs their CTAs in increasing id order.
         for (std::int64_t g = 0; g < s.grid; ++g) {
-            if ((g % sms) % count != me) continue;
+            if (sm_of_cta(s, g) % count != me) continue;
             for (CtaWalker w(plan, g); w.valid(); w.advance()) {
                 const Segment& seg = w.current();
                 lean_tile_run(t, seg, state, scratch);
@@ -85,10 +84,17 @@ void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
                     partials.signal(g);
                 } else {
                     // A stream-k host with peers: its wait is deferred until this thread has computed all its
-                    // CTAs. Why this cannot deadlock, whatever the thread count: computing never waits, so
-                    // every thread finishes phase 1 and sets every flag; only then does anyone wait. (On a GPU
-                    // the same guarantee comes from co-residency; a thread here may play many CTAs.) Only a
-                    // CTA's last segment can be such a host, so deferring it changes no other work.
+                    // CTAs. Why no thread count, grid or CTAs per SM can deadlock:
+                    //  1. phase 1 never waits: a segment reads Q, K and V only, and storing a partial and
+                    //     releasing its flag never block; so every thread finishes phase 1, and by then every
+                    //     non-host partial of its CTAs is published;
+                    //  2. a host waits only after its own thread's phase 1, on flags that (1) guarantees are set
+                    //     or will be set by threads still in phase 1, which never wait on anyone;
+                    //  3. fixed-split waits only at the barrier, which every thread reaches after phase 1.
+                    // On a GPU the guarantee comes from co-residency instead (validate.hpp); a thread here plays
+                    // many CTAs, so it could not wait in line. Only a CTA's last segment can be such a host (a
+                    // host that does not finish its output ends the CTA's range), so deferring it delays no other
+                    // work of this CTA.
                     deferred.push_back({seg.output, state});
                 }
             }

@@ -158,7 +158,10 @@ void accumulate_simd(const void* v, std::int64_t len, std::int64_t d, const floa
 }
 }  // namespace
 
-bool available() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"); }
+bool available() {
+    __builtin_cpu_init();  // callers may run during static initialisation (tile_kernels.cpp)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
 
 void scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld,
             const void* ahead, std::int64_t ahead_bytes) {
