@@ -16,7 +16,6 @@ namespace leanattn::app {
 int run_schedule(const ScheduleOptions& options, std::ostream& out) {
     const ResolvedProblem& in = options.input;
     const Schedule schedule = make_schedule(in.problem, in.device, in.plan);
-    check_coresidency(schedule);
     const ScheduleTable table = tabulate(schedule);
     int status = exit_ok;
     if (options.check) {

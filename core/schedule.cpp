@@ -5,6 +5,7 @@
 
 #include "input_error.hpp"
 #include "split_heuristic.hpp"
+#include "validate.hpp"
 
 namespace leanattn {
 
@@ -81,6 +82,7 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             s.grid = problem.outputs();
             break;
     }
+    check_coresidency(s);  // a plan that could deadlock is never handed out
     return s;
 }
 

@@ -38,8 +38,9 @@ struct Schedule {
     bool fused_reduction() const { return strategy == Strategy::stream_k; }
 };
 
-// Throws InputError for a bad problem or option (e.g. --splits with a strategy other than fixed-split).
-// The returned plan is not yet validated: validate_schedule() refuses plans that could deadlock.
+// Throws InputError for a bad problem or option (e.g. --splits with a strategy other than fixed-split), and
+// for a plan that could deadlock on `device` (check_coresidency): a plan that exists can run. Its other
+// properties are checked by validate_schedule() (the tests and `schedule --check` run it).
 Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options);
 
 // The CTA → SM mapping used for display and by the CPU executor: round-robin, so the first wave

@@ -22,7 +22,7 @@ namespace leanattn::sim {
 
 // Runs `program` from `start_ns` (when its first CTAs start) and returns when its last CTA finishes.
 // Throws std::logic_error if a CTA waits on a flag that can never be set (the caller refuses such plans
-// first, with check_coresidency).
+// first: make_schedule runs check_coresidency).
 double run_launch(const LaunchProgram& program, std::int64_t sms, std::int64_t ctas_per_sm, const MemoryModel& memory,
                   SmTimeline& timeline, double start_ns);
 

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "core/input_error.hpp"
-#include "core/validate.hpp"
 #include "cta_program.hpp"
 #include "engine.hpp"
 #include "memory_model.hpp"
@@ -14,7 +13,6 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     if (options.bytes_per_element != 1 && options.bytes_per_element != 2 && options.bytes_per_element != 4) {
         throw InputError("bytes per element " + std::to_string(options.bytes_per_element), "expected 1, 2 or 4");
     }
-    check_coresidency(schedule);  // a host must never wait on a CTA that cannot run
     const DeviceSpec& device = schedule.device;
     const MemoryModel memory(device.timing, device.sms);
     SmTimeline timeline(device.sms, options.record_timeline);

@@ -48,7 +48,7 @@ struct SimResult {
     double kv_gb_per_s() const { return kv_bytes / makespan_ns; }  // bytes/ns = GB/s
 };
 
-// Throws InputError for a plan that could deadlock (check_coresidency) or a bad element size.
+// Throws InputError for a bad element size. (A plan that could deadlock cannot exist: make_schedule refuses it.)
 SimResult simulate(const Schedule& schedule, const SimOptions& options = {});
 
 }  // namespace leanattn::sim

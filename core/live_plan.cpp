@@ -1,0 +1,23 @@
+#include "live_plan.hpp"
+
+namespace leanattn {
+
+PlanView live_view(const Schedule& s, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
+                   std::int64_t* request_offset) {
+    PlanView v = s.view();
+    const std::int64_t batch = s.problem.batch, kv_heads = s.problem.kv_heads;
+    std::int64_t longest = 0;
+    request_offset[0] = 0;
+    for (std::int64_t b = 0; b < batch; ++b) {
+        request_tiles[b] = plan::tiles_for(tensors::live_tokens(kv, seqlens, b), s.problem.tile);
+        request_offset[b + 1] = request_offset[b] + kv_heads * request_tiles[b];
+        longest = request_tiles[b] > longest ? request_tiles[b] : longest;
+    }
+    v.request_tiles = request_tiles;
+    v.request_offset = request_offset;
+    v.total_tiles = request_offset[batch];
+    if (v.strategy == Strategy::fixed_split) v.chunk = plan::fixed_split_chunk(longest, v.splits);
+    return v;
+}
+
+}  // namespace leanattn

@@ -1,0 +1,79 @@
+#include "tensor_checks.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "input_error.hpp"
+
+namespace leanattn {
+
+namespace {
+
+void require(bool ok, const char* parameter, const std::string& why) {
+    if (!ok) throw InputError(parameter, why);
+}
+
+void check_strides(const HeadTensor& t, const char* name) {
+    require(t.data != nullptr, name, "is missing");
+    require(t.stride_batch >= 0 && t.stride_token >= 0 && t.stride_head >= 0, name, "strides must be non-negative");
+}
+
+void check_cache_fields(const Problem& p, const KvCacheView& kv) {
+    require(kv.k != nullptr, "k_cache", "is missing");
+    require(kv.v != nullptr, "v_cache", "is missing");
+    require(kv.stride_request >= 0 && kv.stride_token >= 0 && kv.stride_head >= 0, "k_cache", "strides must be non-negative");
+    switch (kv.layout) {
+        case KvLayout::strided:
+            require(kv.capacity >= p.max_ctx(), "k_cache",
+                    "holds " + std::to_string(kv.capacity) + " tokens per request, fewer than the context length " + std::to_string(p.max_ctx()));
+            break;
+        case KvLayout::paged:
+            require(kv.block_table != nullptr, "block_table", "is missing (a paged cache needs one)");
+            require(kv.block_size >= 1, "k_cache", "block size must be at least 1 token");
+            require(kv.num_blocks >= 1, "k_cache", "holds no blocks");
+            require(kv.block_table_stride >= 0, "block_table", "strides must be non-negative");
+            require(kv.capacity >= p.max_ctx(), "block_table",
+                    "reaches " + std::to_string(kv.capacity) + " tokens per request, fewer than the context length " + std::to_string(p.max_ctx()));
+            break;
+        case KvLayout::ragged:
+            require(kv.cu_seqlens != nullptr, "cu_seqlens", "is missing (a ragged cache needs one)");
+            break;
+    }
+}
+
+// Lengths, block ids and cu_seqlens, read from host memory.
+void check_live_values(const Problem& p, const DecodeTensors& t) {
+    const KvCacheView& kv = t.kv;
+    for (std::int64_t b = 0; b < p.batch; ++b) {
+        const std::int64_t n = t.seqlens[b];
+        if (kv.layout == KvLayout::ragged) {
+            require(kv.cu_seqlens[b + 1] >= kv.cu_seqlens[b] && kv.cu_seqlens[0] >= 0, "cu_seqlens", "must be non-decreasing from 0 or more");
+        }
+        const std::int64_t room = kv.layout == KvLayout::ragged ? kv.cu_seqlens[b + 1] - kv.cu_seqlens[b] : kv.capacity;
+        const std::string which = "request " + std::to_string(b) + " has " + std::to_string(n) + " tokens";
+        require(n >= p.q_len, "cache_seqlens", which + ", fewer than the " + std::to_string(p.q_len) + " queries it decodes");
+        require(n <= room, "cache_seqlens", which + ", more than its part of the cache holds (" + std::to_string(room) + ")");
+        if (kv.layout != KvLayout::paged) continue;
+        for (std::int64_t i = 0; i * kv.block_size < n; ++i) {
+            const std::int64_t id = kv.block_table[b * kv.block_table_stride + i];
+            require(id >= 0 && id < kv.num_blocks, "block_table",
+                    "entry [" + std::to_string(b) + ", " + std::to_string(i) + "] = " + std::to_string(id) + " is not a block of the cache (0 to " +
+                        std::to_string(kv.num_blocks - 1) + ")");
+        }
+    }
+}
+
+}  // namespace
+
+void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_readable) {
+    check_strides(t.q, "q");
+    check_strides(t.o, "out");
+    require(t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
+            "strides must be non-negative");
+    require(t.seqlens != nullptr, "cache_seqlens", "is missing");
+    require(std::isfinite(t.softmax_scale), "softmax_scale", "must be a finite number");
+    check_cache_fields(p, t.kv);
+    if (host_readable) check_live_values(p, t);
+}
+
+}  // namespace leanattn
