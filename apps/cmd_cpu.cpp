@@ -11,17 +11,19 @@
 #include "commands.hpp"
 #include "core/input_error.hpp"
 #include "core/validate.hpp"
+#include "core/reference.hpp"
 #include "cpu/executor.hpp"
+#include "cpu/host_tensors.hpp"
 #include "cpu/read_bandwidth.hpp"
-#include "cpu/reference.hpp"
 
 namespace leanattn::app {
 
 int run_cpu(const CpuOptions& opt, std::ostream& out) {
     const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    cpu::DecodeTensors tensors(opt.input.problem, opt.dtype, opt.layout);
+    const Problem& problem = opt.input.problem;
+    cpu::HostTensors tensors(problem, opt.dtype, opt.layout, opt.block_size);
     tensors.fill_random(opt.seed);
-    const cpu::ReferenceOutput ref = cpu::reference_attention(tensors);
+    const ReferenceOutput ref = reference_attention(problem, tensors.view());
     const double read_gbps = opt.measure_read ? cpu::measure_read_gbps(threads) : 0.0;
     const double kv_bytes = static_cast<double>(tensors.kv_bytes_read());
 
@@ -29,31 +31,31 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
     bool ok = true;
     const bool text = opt.input.format == "text";
     if (text) {
-        out << "cpu: " << threads << " threads, " << cpu::dtype_name(opt.dtype) << ", "
-            << (opt.layout == cpu::KvLayout::padded ? "padded" : "ragged") << " K/V of " << std::fixed << std::setprecision(1) << kv_bytes / 1e6
+        out << "cpu: " << threads << " threads, " << dtype_name(opt.dtype) << ", " << cache_layout_name(opt.layout) << " K/V of " << std::fixed << std::setprecision(1) << kv_bytes / 1e6
             << " MB; plain read bandwidth " << std::setprecision(1) << read_gbps << " GB/s; tolerance rel L2 <= " << std::scientific
-            << std::setprecision(0) << cpu::tolerance(opt.dtype) << "\n"
+            << std::setprecision(0) << tolerance(opt.dtype) << "\n"
             << std::left << std::setw(12) << "strategy" << std::right << std::setw(6) << "grid" << std::setw(11) << "rel_l2" << std::setw(11)
             << "max_abs" << std::setw(10) << "ms" << std::setw(9) << "GB/s" << std::setw(9) << "of_read" << "  check\n";
     }
     for (Strategy strategy : opt.input.strategies) {
         PlanOptions plan = opt.input.plan;
         plan.strategy = strategy;
-        const Schedule s = make_schedule(opt.input.problem, opt.input.device, plan);
+        const Schedule s = make_schedule(problem, opt.input.device, plan);
+        std::vector<std::byte> workspace(cpu::workspace_bytes(s));
         double best_ms = 1e300;
-        cpu::Errors errors;
+        Errors errors;
         for (int run = 0; run < opt.repeat; ++run) {  // poisoned before every run: a stale result cannot pass
             tensors.poison_outputs();
             const auto t0 = std::chrono::steady_clock::now();
-            cpu::execute_plan(s, tensors, threads);
+            cpu::run(s, tensors.view(), workspace.data(), workspace.size(), threads);
             best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            const cpu::Errors e = cpu::compare_to_reference(tensors, ref);
+            const Errors e = compare_to_reference(problem, tensors.view(), ref);
             errors.rel_l2 = std::max(errors.rel_l2, e.rel_l2);
             errors.max_abs = std::max(errors.max_abs, e.max_abs);
             errors.lse_max_abs = std::max(errors.lse_max_abs, e.lse_max_abs);
             errors.non_finite += e.non_finite;
         }
-        const bool pass = errors.non_finite == 0 && errors.rel_l2 <= cpu::tolerance(opt.dtype);
+        const bool pass = errors.non_finite == 0 && errors.rel_l2 <= tolerance(opt.dtype);
         ok = ok && pass;
         const double gbps = kv_bytes / (best_ms * 1e-3) / 1e9;
         if (text) {
@@ -76,11 +78,14 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
 int cpu_main(const Args& args) {
     ProblemFlags flags;
     CpuOptions opt;
-    std::string dtype = "fp16", layout = "padded";
+    std::string dtype = "fp16", layout = "padded", block_size = "16";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, "text|json", true);
     desc.add_options()("dtype", po::value(&dtype)->default_value(dtype), "fp32|fp16|bf16 (Q, K, V and O; fp32 accumulation)")(
-        "layout", po::value(&layout)->default_value(layout), "K/V layout: padded (batch, kv_heads, max_ctx, d) or ragged (kv_heads, total_ctx, d)")(
+        "layout", po::value(&layout)->default_value(layout),
+        "K/V layout: padded (batch, kv_heads, N, d), token-major (batch, N, kv_heads, d), paged (blocks, block_size, kv_heads, d) "
+        "with a block table, or ragged (kv_heads, total_ctx, d)")(
+        "block-size", po::value(&block_size)->default_value(block_size), "paged layout: tokens per cache block (1..256)")(
         "threads", po::value(&opt.threads)->default_value(0), "threads, each playing SMs (0 = all cores)")(
         "seed", po::value(&opt.seed)->default_value(opt.seed), "input generator seed")(
         "repeat", po::value(&opt.repeat)->default_value(opt.repeat), "timed runs per strategy (the fastest is reported)");
@@ -95,8 +100,10 @@ int cpu_main(const Args& args) {
         return exit_ok;
     }
     opt.input = resolve_problem(flags, vm, "text|json", true);
-    opt.dtype = cpu::parse_dtype(dtype);
-    opt.layout = cpu::parse_layout(layout);
+    opt.dtype = dtype_flag("--dtype", dtype, {DType::fp32, DType::fp16, DType::bf16});
+    opt.layout = layout_flag("--layout", layout);
+    opt.block_size = parse_positive("--block-size", block_size);
+    if (opt.layout == CacheLayout::paged && opt.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
     if (opt.threads < 0) throw InputError("--threads " + std::to_string(opt.threads), "must be 0 (all cores) or a positive count");
     if (opt.repeat < 1) throw InputError("--repeat " + std::to_string(opt.repeat), "must be a positive integer");
     int status = exit_ok;

@@ -3,15 +3,17 @@
 
 #include <ostream>
 
-#include "cpu/decode_tensors.hpp"
+#include "core/dtype.hpp"
+#include "core/tensor_layout.hpp"
 #include "problem_options.hpp"
 
 namespace leanattn::app {
 
 struct CpuOptions {
     ResolvedProblem input;
-    cpu::DType dtype = cpu::DType::fp16;
-    cpu::KvLayout layout = cpu::KvLayout::padded;
+    DType dtype = DType::fp16;
+    CacheLayout layout = CacheLayout::padded;
+    std::int64_t block_size = 16;  // paged layout: tokens per cache block
     int threads = 0;          // 0: all cores
     std::uint64_t seed = 1;
     int repeat = 3;           // timed runs per strategy (the best is reported)

@@ -16,7 +16,8 @@
 #include "commands.hpp"
 #include "core/input_error.hpp"
 #include "core/validate.hpp"
-#include "cpu/reference.hpp"
+#include "core/reference.hpp"
+#include "cpu/host_tensors.hpp"
 #include "cuda/gpu_tools.cuh"
 #include "cuda/plan_visits.cuh"
 #include "cuda/lean_decoder.cuh"
@@ -80,26 +81,27 @@ DeviceSpec live_device(const Problem& p, DType dtype, const DeviceSpec& named) {
     return d;
 }
 
-cpu::DType host_dtype(DType dtype) { return dtype == DType::fp16 ? cpu::DType::fp16 : cpu::DType::bf16; }
+leanattn::DType host_dtype(DType dtype) { return dtype == DType::fp16 ? leanattn::DType::fp16 : leanattn::DType::bf16; }
 
 // The GPU's inputs copied into CPU tensors (same padded layout), so the CPU's float64 reference and its
 // comparison judge the kernel: one reference for both executors.
-cpu::DecodeTensors host_copy(const GpuProblem& g) {
-    cpu::DecodeTensors host(g.problem, host_dtype(g.dtype), cpu::KvLayout::padded);
+cpu::HostTensors host_copy(const GpuProblem& g) {
+    cpu::HostTensors host(g.problem, host_dtype(g.dtype), CacheLayout::padded);
     cuda::check(cudaMemcpy(host.raw_q().data(), g.q.get(), host.raw_q().size(), cudaMemcpyDeviceToHost), "copy q");
     cuda::check(cudaMemcpy(host.raw_k().data(), g.k.get(), host.raw_k().size(), cudaMemcpyDeviceToHost), "copy k");
     cuda::check(cudaMemcpy(host.raw_v().data(), g.v.get(), host.raw_v().size(), cudaMemcpyDeviceToHost), "copy v");
     return host;
 }
 
-cpu::Errors compare(const GpuProblem& g, cpu::DecodeTensors& host, const cpu::ReferenceOutput& ref) {
+Errors compare(const GpuProblem& g, cpu::HostTensors& host, const ReferenceOutput& ref) {
+    const DecodeTensors view = host.view();
     cuda::check(cudaMemcpy(host.raw_o().data(), g.o.get(), host.raw_o().size(), cudaMemcpyDeviceToHost), "copy o");
-    cuda::check(cudaMemcpy(host.raw_lse().data(), g.lse.get(), host.raw_lse().size() * sizeof(float), cudaMemcpyDeviceToHost), "copy lse");
-    return cpu::compare_to_reference(host, ref);
+    cuda::check(cudaMemcpy(view.lse.data, g.lse.get(), host.lse().size() * sizeof(float), cudaMemcpyDeviceToHost), "copy lse");
+    return compare_to_reference(g.problem, view, ref);
 }
 
 // The CPU's tolerances (cpu/reference.hpp): the output type's rounding dominates; twice its unit roundoff.
-double tolerance(DType dtype) { return cpu::tolerance(host_dtype(dtype)); }
+double tolerance(DType dtype) { return leanattn::tolerance(host_dtype(dtype)); }
 
 DType parse_dtype(const std::string& s) {
     if (s == "fp16") return DType::fp16;
@@ -126,8 +128,8 @@ Schedule plan_for(const CudaOptions& opt, const Problem& problem, const DeviceSp
 
 int run_validate(const CudaOptions& opt, std::ostream& out) {
     GpuProblem g = make_inputs(opt.input.problem, opt.dtype, opt.seed);
-    cpu::DecodeTensors host = host_copy(g);
-    const cpu::ReferenceOutput ref = cpu::reference_attention(host);
+    cpu::HostTensors host = host_copy(g);
+    const ReferenceOutput ref = reference_attention(g.problem, host.view());
     const DeviceSpec device = live_device(g.problem, opt.dtype, opt.input.device);
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool ok = true;
@@ -136,13 +138,13 @@ int run_validate(const CudaOptions& opt, std::ostream& out) {
     for (Strategy strategy : opt.input.strategies) {
         const Schedule s = plan_for(opt, g.problem, device, strategy);
         cuda::LeanDecoder decoder(s, opt.dtype);
-        cpu::Errors worst;
+        Errors worst;
         for (int run = 0; run < 3; ++run) {  // poisoned before every run: a stale result cannot pass
             cuda::poison_nan(g.o.get(), g.q_elems(), opt.dtype);
             cuda::poison_nan_f32(g.lse.get<float>(), g.problem.batch * g.problem.q_heads);
             decoder.run(tensors(g));
             cuda::check(cudaDeviceSynchronize(), "decode");
-            const cpu::Errors e = compare(g, host, ref);
+            const Errors e = compare(g, host, ref);
             worst.rel_l2 = std::max(worst.rel_l2, e.rel_l2);
             worst.max_abs = std::max(worst.max_abs, e.max_abs);
             worst.lse_max_abs = std::max(worst.lse_max_abs, e.lse_max_abs);

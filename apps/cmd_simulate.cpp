@@ -9,31 +9,13 @@
 
 namespace leanattn::app {
 
-std::int64_t dtype_bytes(const std::string& dtype) {
-    if (dtype == "fp16" || dtype == "bf16") return 2;
-    if (dtype == "fp32") return 4;
-    throw InputError("--dtype " + dtype, "expected fp16, bf16 or fp32");
-}
-
-std::vector<sim::SimResult> simulate_strategies(const ResolvedProblem& in, std::int64_t bytes_per_element, bool record_timeline) {
-    sim::SimOptions options;
-    options.bytes_per_element = bytes_per_element;
-    options.record_timeline = record_timeline;
-    std::vector<sim::SimResult> results;
-    for (Strategy strategy : in.strategies) {
-        PlanOptions plan = in.plan;  // --splits / --grid only reach here with a single strategy
-        plan.strategy = strategy;
-        results.push_back(sim::simulate(make_schedule(in.problem, in.device, plan), options));
-    }
-    return results;
-}
-
 int run_simulate(const SimulateOptions& options, std::ostream& out) {
     const ResolvedProblem& in = options.input;
-    const std::int64_t bytes = dtype_bytes(options.dtype);
-    const bool pictures = in.format == "svg" || in.format == "html";
-    const std::vector<sim::SimResult> results = simulate_strategies(in, bytes, pictures);
-    const SimulationReport report{in.problem, in.device, options.dtype, results};
+    sim::SimOptions sim_options;
+    sim_options.bytes_per_element = dtype_bytes(options.dtype);
+    sim_options.record_timeline = in.format == "svg" || in.format == "html";
+    const std::vector<sim::SimResult> results = sim::simulate_strategies(in.problem, in.device, in.plan, in.strategies, sim_options);
+    const SimulationReport report{in.problem, in.device, std::string(dtype_name(options.dtype)), results};
     if (in.format == "json") out << simulation_to_json(report).dump(2) << "\n";
     else if (in.format == "svg") write_simulation_svg(out, report);
     else if (in.format == "html") write_simulation_html(out, report);
@@ -48,7 +30,8 @@ int simulate_main(const Args& args) {
     const std::string formats = "text|json|svg|html";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, true);
-    desc.add_options()("dtype", po::value(&options.dtype)->default_value(options.dtype), "K/V element type: fp16|bf16|fp32");
+    std::string dtype = "fp16";
+    desc.add_options()("dtype", po::value(&dtype)->default_value(dtype), "K/V element type: fp16|bf16|fp32");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn simulate [problem flags] [--dtype fp16|bf16|fp32] [--format text|json|svg|html] [-o FILE]",
                        "Plays each strategy's plan out on a model of the device (event by event: CTA slots, waves,\n"
@@ -61,7 +44,7 @@ int simulate_main(const Args& args) {
         return exit_ok;
     }
     options.input = resolve_problem(flags, vm, formats, true);
-    dtype_bytes(options.dtype);  // refuse a bad --dtype before anything is written
+    options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
     int status = exit_ok;
     write_output(flags.output, [&](std::ostream& out) { status = run_simulate(options, out); });
     return status;

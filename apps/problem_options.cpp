@@ -28,6 +28,20 @@ std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std
     return values;
 }
 
+DType dtype_flag(const std::string& flag, const std::string& text, std::initializer_list<DType> allowed) {
+    std::string names;
+    for (DType d : allowed) {
+        if (parse_dtype(text) == d) return d;
+        names += (names.empty() ? "" : ", ") + std::string(dtype_name(d));
+    }
+    throw InputError(flag + " " + text, "expected one of " + names);
+}
+
+CacheLayout layout_flag(const std::string& flag, const std::string& text) {
+    if (const auto layout = parse_cache_layout(text)) return *layout;
+    throw InputError(flag + " " + text, "expected padded, token-major, paged or ragged");
+}
+
 void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std::string& formats, bool allow_all) {
     const std::string strategies = allow_all ? "stream-k|fixed-split|no-split|all" : "stream-k|fixed-split|no-split";
     desc.add_options()

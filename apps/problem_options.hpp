@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/device_spec.hpp"
+#include "core/dtype.hpp"
+#include "core/tensor_layout.hpp"
 #include "core/problem.hpp"
 #include "core/schedule.hpp"
 #include "core/strategy.hpp"
@@ -54,5 +56,10 @@ ResolvedProblem resolve_problem(const ProblemFlags& flags, const po::variables_m
 // Integer flag parsing shared by all subcommands: refuses non-numbers, values ≤ 0 and 64-bit overflow.
 std::int64_t parse_positive(const std::string& flag, const std::string& text);
 std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std::string& text);
+
+// A --dtype value among `allowed` ("fp32", "fp16", "bf16"); InputError naming the flag otherwise.
+DType dtype_flag(const std::string& flag, const std::string& text, std::initializer_list<DType> allowed);
+// A --layout value: padded, token-major, paged or ragged.
+CacheLayout layout_flag(const std::string& flag, const std::string& text);
 
 }  // namespace leanattn::app

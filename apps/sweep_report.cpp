@@ -45,7 +45,7 @@ void write_sweep_text(std::ostream& out, const SweepReport& report) {
         }
     }
     out << "      LA/FD     LA/FA2\n";
-    for (const SweepRow& row : report.rows) {
+    for (const sim::SweepRow& row : report.rows) {
         std::snprintf(line, sizeof line, "%12lld", static_cast<long long>(row.value));
         out << line;
         for (const sim::SimResult& r : row.results) {
@@ -66,7 +66,7 @@ void write_sweep_csv(std::ostream& out, const SweepReport& report) {
         }
     }
     out << ",speedup_la_over_fd,speedup_la_over_fa2\n";
-    for (const SweepRow& row : report.rows) {
+    for (const sim::SweepRow& row : report.rows) {
         const Problem& p = row.problem;
         out << report.vary << "," << row.value << "," << p.batch << "," << p.q_heads << "," << p.kv_heads << "," << mean_ctx(p) << "," << max_ctx(p);
         for (const sim::SimResult& r : row.results) {
@@ -83,7 +83,7 @@ ordered_json sweep_to_json(const SweepReport& report) {
     j["device"] = {{"name", report.device.name}, {"sms", report.device.sms}, {"ctas_per_sm", report.device.ctas_per_sm}};
     j["dtype"] = report.dtype;
     ordered_json rows = ordered_json::array();
-    for (const SweepRow& row : report.rows) {
+    for (const sim::SweepRow& row : report.rows) {
         const Problem& p = row.problem;
         ordered_json results = ordered_json::array();
         for (const sim::SimResult& r : row.results) {

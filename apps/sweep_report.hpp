@@ -15,7 +15,7 @@ struct SweepReport {
     const DeviceSpec& device;
     std::string dtype;
     const Problem& base;
-    const std::vector<SweepRow>& rows;
+    const std::vector<sim::SweepRow>& rows;
 };
 
 // "ctx", "heads", "batch" or "mean/max ctx %": what the x values are.

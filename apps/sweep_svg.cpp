@@ -24,9 +24,9 @@ std::string short_value(std::int64_t v, const std::string& vary) {
 
 class Axes {
 public:
-    Axes(const std::vector<SweepRow>& rows, double y_lo, double y_hi) : y_lo_(y_lo), y_hi_(y_hi) {
+    Axes(const std::vector<sim::SweepRow>& rows, double y_lo, double y_hi) : y_lo_(y_lo), y_hi_(y_hi) {
         lo_ = hi_ = rows.empty() ? 1.0 : static_cast<double>(rows.front().value);
-        for (const SweepRow& r : rows) lo_ = std::min(lo_, static_cast<double>(r.value)), hi_ = std::max(hi_, static_cast<double>(r.value));
+        for (const sim::SweepRow& r : rows) lo_ = std::min(lo_, static_cast<double>(r.value)), hi_ = std::max(hi_, static_cast<double>(r.value));
         log_ = hi_ >= 8.0 * lo_;
         if (hi_ == lo_) lo_ -= 1.0, hi_ += 1.0;
     }
@@ -42,11 +42,11 @@ private:
     bool log_ = false;
 };
 
-void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<SweepRow>& rows, Strategy baseline, const std::string& color,
+void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<sim::SweepRow>& rows, Strategy baseline, const std::string& color,
                 const std::string& label, double legend_y) {
     std::ostringstream points;
     bool any = false;
-    for (const SweepRow& row : rows) {
+    for (const sim::SweepRow& row : rows) {
         const double s = row.speedup_over(baseline);
         if (s <= 0.0) continue;
         any = true;
@@ -54,7 +54,7 @@ void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<SweepRow>& r
     }
     if (!any) return;
     svg.raw("<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2.2\" points=\"" + points.str() + "\"/>");
-    for (const SweepRow& row : rows) {
+    for (const sim::SweepRow& row : rows) {
         const double s = row.speedup_over(baseline);
         if (s <= 0.0) continue;
         char tip[96];
@@ -70,7 +70,7 @@ void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<SweepRow>& r
 
 void write_sweep_svg(std::ostream& out, const SweepReport& report) {
     double y_lo = 1.0, y_hi = 1.0;
-    for (const SweepRow& row : report.rows) {
+    for (const sim::SweepRow& row : report.rows) {
         for (Strategy s : {Strategy::fixed_split, Strategy::no_split}) {
             const double v = row.speedup_over(s);
             if (v > 0.0) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);

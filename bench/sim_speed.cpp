@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "cmd_simulate.hpp"
 #include "data_catalog.hpp"
+#include "problem_options.hpp"
 #include "sim/simulation.hpp"
 
 using namespace leanattn;
@@ -49,7 +49,7 @@ int main() {
         std::int64_t grid = 0;
         for (int i = 0; i < 21; ++i) {
             const double t0 = now_ms();
-            const std::vector<sim::SimResult> r = app::simulate_strategies(one, 2, false);
+            const std::vector<sim::SimResult> r = sim::simulate_strategies(one.problem, one.device, one.plan, one.strategies);
             times.push_back(now_ms() - t0);
             makespan = r.front().makespan_ns / 1e3, grid = r.front().grid;
         }
@@ -57,13 +57,15 @@ int main() {
     }
     for (int i = 0; i < 21; ++i) {
         const double t0 = now_ms();
-        app::simulate_strategies(big, 2, false);
+        sim::simulate_strategies(big.problem, big.device, big.plan, big.strategies);
         all.push_back(now_ms() - t0);
     }
     std::printf("%-12s %8s %14.2f   (target < 100 ms)\n", "all three", "", median(all));
     {
+        sim::SimOptions timelines;
+        timelines.record_timeline = true;
         const double t0 = now_ms();
-        app::simulate_strategies(big, 2, true);
+        sim::simulate_strategies(big.problem, big.device, big.plan, big.strategies, timelines);
         std::printf("%-12s %8s %14.2f   (with per-SM timelines recorded, as for --format svg)\n", "all, svg", "", now_ms() - t0);
     }
 
@@ -89,7 +91,7 @@ int main() {
     double sink = 0.0;
     for (const Problem& p : problems) {
         small.problem = p;
-        for (const sim::SimResult& r : app::simulate_strategies(small, 2, false)) sink += r.makespan_ns;
+        for (const sim::SimResult& r : sim::simulate_strategies(small.problem, small.device, small.plan, small.strategies)) sink += r.makespan_ns;
     }
     const double ms = now_ms() - t0;
     std::printf("\n2. %zu small configurations on %s (batch 1-8, heads 8-64, d 64|128, ctx 1k-32k, half ragged), 3 strategies each\n",

@@ -1,32 +1,53 @@
 #include "executor.hpp"
 
 #include <atomic>
-#include <memory>
+#include <cstdint>
+#include <new>
 #include <omp.h>
 #include <thread>
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "core/live_plan.hpp"
+#include "core/tensor_checks.hpp"
 #include "lean_tile.hpp"
 
 namespace leanattn::cpu {
 
 namespace {
 
-// Partials workspace: one slot per CTA. A CTA has at most one segment that is not a host (its first:
-// every later segment starts an output), so one slot each is enough. Slot layout: m (rows), l (rows),
-// acc (rows × d).
+constexpr std::size_t align_up(std::size_t n) { return (n + 63) / 64 * 64; }
+
+// The workspace, carved in order: request_tiles (batch), request_offset (batch + 1), one flag per CTA, one
+// partial slot per CTA. A CTA has at most one segment that is not a host (its first: every later segment
+// starts an output), so one slot each is enough. Slot layout: m (rows), l (rows), acc (rows × d).
+struct WorkspaceLayout {
+    std::size_t tiles = 0, offsets = 0, flags = 0, partials = 0, total = 0;
+    std::int64_t slot_floats = 0;
+
+    explicit WorkspaceLayout(const Schedule& s) {
+        const std::int64_t rows = s.problem.group() * s.problem.q_len;
+        slot_floats = 2 * rows + rows * s.problem.head_dim;
+        const auto batch = static_cast<std::size_t>(s.problem.batch), grid = static_cast<std::size_t>(s.grid);
+        offsets = tiles + align_up(batch * sizeof(std::int64_t));
+        flags = offsets + align_up((batch + 1) * sizeof(std::int64_t));
+        partials = flags + align_up(grid * sizeof(std::atomic<int>));
+        total = partials + grid * static_cast<std::size_t>(slot_floats) * sizeof(float);
+    }
+};
+
 class Partials {
 public:
-    Partials(std::int64_t grid, std::int64_t rows, std::int64_t d)
-        : rows_(rows), d_(d), data_(static_cast<std::size_t>(grid * (2 * rows + rows * d))), flags_(new std::atomic<int>[grid]) {
-        for (std::int64_t g = 0; g < grid; ++g) flags_[g].store(0, std::memory_order_relaxed);
+    Partials(std::byte* base, const WorkspaceLayout& w, std::int64_t grid, std::int64_t rows)
+        : rows_(rows), slot_floats_(w.slot_floats), data_(reinterpret_cast<float*>(base + w.partials)),
+          flags_(reinterpret_cast<std::atomic<int>*>(base + w.flags)) {
+        for (std::int64_t g = 0; g < grid; ++g) new (flags_ + g) std::atomic<int>(0);  // every run starts with clear flags
     }
     void store(std::int64_t cta, const SoftmaxState& st) {
         float* s = slot(cta);
         std::copy(st.m.data(), st.m.data() + rows_, s);
         std::copy(st.l.data(), st.l.data() + rows_, s + rows_);
-        std::copy(st.acc.data(), st.acc.data() + rows_ * d_, s + 2 * rows_);
+        std::copy(st.acc.data(), st.acc.data() + st.acc.size(), s + 2 * rows_);
     }
     void signal(std::int64_t cta) { flags_[cta].store(1, std::memory_order_release); }
     void wait(std::int64_t cta) const {
@@ -38,11 +59,10 @@ public:
     }
 
 private:
-    float* slot(std::int64_t cta) { return data_.data() + cta * (2 * rows_ + rows_ * d_); }
-    const float* slot(std::int64_t cta) const { return data_.data() + cta * (2 * rows_ + rows_ * d_); }
-    std::int64_t rows_, d_;
-    std::vector<float> data_;
-    std::unique_ptr<std::atomic<int>[]> flags_;
+    float* slot(std::int64_t cta) const { return data_ + cta * slot_floats_; }
+    std::int64_t rows_, slot_floats_;
+    float* data_;
+    std::atomic<int>* flags_;
 };
 
 struct DeferredHost {
@@ -52,15 +72,22 @@ struct DeferredHost {
 
 }  // namespace
 
-void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
-    if (!(s.problem.batch == t.problem().batch && s.problem.ctx == t.problem().ctx && s.problem.kv_heads == t.problem().kv_heads &&
-          s.problem.q_heads == t.problem().q_heads && s.problem.head_dim == t.problem().head_dim && s.problem.q_len == t.problem().q_len &&
-          s.problem.tile == t.problem().tile)) {
-        throw InputError("plan", "was made for another problem than these tensors");
+std::size_t workspace_bytes(const Schedule& plan) { return WorkspaceLayout(plan).total; }
+
+void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t bytes, int threads) {
+    check_decode_tensors(s.problem, t, /*host_readable=*/true);
+    const WorkspaceLayout w(s);
+    if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(std::max_align_t) != 0) {
+        throw InputError("workspace", "must be aligned to " + std::to_string(alignof(std::max_align_t)) + " bytes");
     }
-    const PlanView plan = s.view();
-    const std::int64_t rows = s.problem.group() * s.problem.q_len, d = s.problem.head_dim;
-    Partials partials(s.grid, rows, d);
+    if (workspace == nullptr || bytes < w.total) {
+        throw InputError("workspace", "holds " + std::to_string(bytes) + " bytes; this plan needs " + std::to_string(w.total) + " (workspace_bytes)");
+    }
+    auto* base = static_cast<std::byte*>(workspace);
+    const PlanView plan = live_view(s, t.kv, t.seqlens, reinterpret_cast<std::int64_t*>(base + w.tiles), reinterpret_cast<std::int64_t*>(base + w.offsets));
+    const Problem& p = s.problem;
+    const std::int64_t rows = p.group() * p.q_len, d = p.head_dim;
+    Partials partials(base, w, s.grid, rows);
     const int team = threads > 0 ? threads : omp_get_max_threads();
 
 #pragma omp parallel num_threads(team)
@@ -73,12 +100,12 @@ void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
         // Phase 1: this thread plays SMs me, me + count, …; it runs their CTAs in increasing id order.
         for (std::int64_t g = 0; g < s.grid; ++g) {
             if (sm_of_cta(s, g) % count != me) continue;
-            for (CtaWalker w(plan, g); w.valid(); w.advance()) {
-                const Segment& seg = w.current();
-                lean_tile_run(t, seg, state, scratch);
+            for (CtaWalker walker(plan, g); walker.valid(); walker.advance()) {
+                const Segment& seg = walker.current();
+                lean_tile_run(p, t, tensors::live_tokens(t.kv, t.seqlens, p.request_of(seg.output)), seg, state, scratch);
                 const std::int64_t peers = plan::contributor_count(plan, seg.output);
                 if (peers == 1) {
-                    write_output(t, seg.output, state);
+                    write_output(p, t, seg.output, state);
                 } else if (!seg.host || !s.fused_reduction()) {
                     partials.store(g, state);  // un-scaled partial for the host (or the reduce pass)
                     partials.signal(g);
@@ -107,19 +134,19 @@ void execute_plan(const Schedule& s, DecodeTensors& t, int threads) {
                 partials.wait(peer);
                 partials.merge_into(host.state, peer);
             }
-            write_output(t, host.output, host.state);
+            write_output(p, t, host.output, host.state);
         }
         // fixed-split's second "launch": every output with several splits merges them in split order.
         if (!s.fused_reduction()) {
 #pragma omp barrier
 #pragma omp for schedule(dynamic)
-            for (std::int64_t o = 0; o < s.problem.outputs(); ++o) {
+            for (std::int64_t o = 0; o < p.outputs(); ++o) {
                 const std::int64_t peers = plan::contributor_count(plan, o);
                 if (peers < 2) continue;
                 SoftmaxState merged;
                 merged.reset(rows, d);
                 for (std::int64_t i = 0; i < peers; ++i) partials.merge_into(merged, plan::contributor(plan, o, i));
-                write_output(t, o, merged);
+                write_output(p, t, o, merged);
             }
         }
     }

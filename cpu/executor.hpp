@@ -1,18 +1,33 @@
-// executor.hpp — runs any plan for real on OpenMP threads, each thread playing SMs, exactly as the GPU
-// kernel would: CTAs walk their segments with the core's walker, non-host segments publish partials and
-// signal a flag (release), hosts wait on their peers' flags (acquire) and reduce in plan order.
-// stream-k: one phase (fused reduction). fixed-split: splits, then a reduce pass (Flash-Decoding's two
-// kernels). no-split: one phase, no partials.
+// executor.hpp — the CPU decode API: runs any plan for real on OpenMP threads, each thread playing SMs,
+// exactly as the GPU kernel would. CTAs walk their segments with the core's walker, non-host segments
+// publish partials and signal a flag (release), hosts wait on their peers' flags (acquire) and reduce in
+// plan order. stream-k: one phase (fused reduction). fixed-split: splits, then a reduce pass
+// (Flash-Decoding's two kernels). no-split: one phase, no partials.
+//
+// The same shape as the CUDA API (cuda/decode.hpp), so a caller switches device, not code:
+//     std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+//     cpu::run(plan, tensors, workspace.data(), workspace.size());        // every step
+// The plan is made once from the context lengths the cache can hold; each run derives the per-request
+// arrays from the live cache_seqlens (host memory here). Beyond the workspace, a run allocates only each
+// thread's small scratch (a few tiles).
 #pragma once
 
+#include <cstddef>
+
+#include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
-#include "decode_tensors.hpp"
 
 namespace leanattn::cpu {
 
-// Runs `schedule` on `tensors` (writes O and LSE) with `threads` threads (0 = OpenMP's default).
-// Deterministic: the result is bitwise identical for any thread count, since every reduction happens
-// in the order the plan fixes.
-void execute_plan(const Schedule& schedule, DecodeTensors& tensors, int threads = 0);
+// Bytes of workspace run() needs for `plan`: the live per-request arrays, one flag and one partial slot
+// per CTA.
+std::size_t workspace_bytes(const Schedule& plan);
+
+// Runs one decode step of `plan` on `tensors` (host memory; writes O and, when present, the LSE) with
+// `threads` threads (0 = OpenMP's default). Throws InputError, before writing anything, when the tensors do
+// not fit the plan (core/tensor_checks.hpp: every length and block id is checked) or the workspace is too
+// small. Deterministic: the result is bitwise identical for any thread count, since every reduction
+// happens in the order the plan fixes.
+void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, int threads = 0);
 
 }  // namespace leanattn::cpu

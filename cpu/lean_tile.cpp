@@ -3,32 +3,47 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dtype.hpp"
 #include "tile_kernels.hpp"
 
 namespace leanattn::cpu {
 
-void lean_tile_run(const DecodeTensors& t, const Segment& seg, SoftmaxState& st, TileScratch& sc) {
-    const Problem& p = t.problem();
+namespace {
+
+const unsigned char* bytes(const void* p) { return static_cast<const unsigned char*>(p); }
+
+// The rows of K (or V) of tokens [j, j + run) of output tile (b, h), for prefetching.
+RowsAhead rows_at(const DecodeTensors& t, const void* base, std::int64_t b, std::int64_t h, std::int64_t j, std::int64_t run, std::int64_t d) {
+    const std::int64_t e = dtype_bytes(t.dtype);
+    return {bytes(base) + tensors::kv_offset(t.kv, b, h, j) * e, run, t.kv.stride_token * e, d * e};
+}
+
+}  // namespace
+
+void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, const Segment& seg, SoftmaxState& st, TileScratch& sc) {
     const std::int64_t b = p.request_of(seg.output), h = p.kv_head_of(seg.output);
-    const std::int64_t d = p.head_dim, rows = p.group() * p.q_len, n = p.ctx[b];
+    const std::int64_t d = p.head_dim, g = p.group(), ql = p.q_len, rows = g * ql, e = dtype_bytes(t.dtype);
+    const KvCacheView& kv = t.kv;
     st.reset(rows, d);
     sc.q.resize(rows, d);
-    to_float(t.dtype(), t.q_rows(b, h), sc.q.data(), rows * d);
-    sc.q *= static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-    const std::size_t e = dtype_bytes(t.dtype());
-    const auto* kbase = static_cast<const unsigned char*>(t.k_slice(b, h));
-    const auto* vbase = static_cast<const unsigned char*>(t.v_slice(b, h));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        to_float(t.dtype, bytes(t.q.data) + tensors::row_offset(t.q, b, r % ql, h * g + r / ql) * e, sc.q.row(r).data(), d);
+    }
+    sc.q *= t.softmax_scale != 0.0f ? t.softmax_scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
 
     for (std::int64_t tile = seg.begin; tile < seg.end; ++tile) {
         const std::int64_t j0 = tile * p.tile, len = std::min(p.tile, n - j0);
-        // While K is multiplied, V of this LeanTile streams in; while V is, K of the next (tile_kernels.hpp).
-        const std::int64_t next = (tile + 1) * p.tile, next_len = tile + 1 < seg.end ? std::min(p.tile, n - next) : 0;
         sc.s.resize(rows, len);
-        tile_scores(t.dtype(), kbase + j0 * d * e, len, d, sc.q.data(), rows, sc.s.data(), len, sc.convert, vbase + j0 * d * e,
-                    len * d * static_cast<std::int64_t>(e));
+        // While K is multiplied, V of the same tokens streams in (tile_kernels.hpp).
+        for (std::int64_t j = j0, run = 0; j < j0 + len; j += run) {
+            run = tensors::kv_run(kv, j, j0 + len);
+            const std::int64_t at = tensors::kv_offset(kv, b, h, j) * e;
+            tile_scores(t.dtype, bytes(kv.k) + at, run, d, kv.stride_token, sc.q.data(), rows, sc.s.data() + (j - j0), len, sc.convert,
+                        rows_at(t, kv.v, b, h, j, run, d));
+        }
         for (std::int64_t r = 0; r < rows; ++r) {
             // Causal decode of q_len tokens: query i of q_len sees tokens [0, n − q_len + i + 1).
-            const std::int64_t visible = std::clamp<std::int64_t>(n - p.q_len + (r % p.q_len) + 1 - j0, 0, len);
+            const std::int64_t visible = std::clamp<std::int64_t>(n - ql + (r % ql) + 1 - j0, 0, len);
             auto srow = sc.s.row(r);
             srow.tail(len - visible).setConstant(-INFINITY);
             // PropagateNaN: a NaN logit must reach m (and from there the whole row), not be skipped.
@@ -47,22 +62,30 @@ void lean_tile_run(const DecodeTensors& t, const Segment& seg, SoftmaxState& st,
         // Blocked summation: P·V of this LeanTile is summed on its own and then added to the running
         // state. One running chain over all n tokens rounds with error ~ u·√n (a 1M-token fp32 output
         // missed 1e-5: 2.1e-5); blocked, ~ u·(√tile + √(n / tile)). The extra add is rows·d per tile.
+        // Runs add into the same sum in token order, so a paged cache gives the padded cache's bits.
         sc.pv.setZero(rows, d);
-        tile_accumulate(t.dtype(), vbase + j0 * d * e, len, d, sc.s.data(), rows, len, sc.pv.data(), sc.convert,
-                        next_len > 0 ? kbase + next * d * e : nullptr, next_len * d * static_cast<std::int64_t>(e));
+        for (std::int64_t j = j0, run = 0; j < j0 + len; j += run) {
+            run = tensors::kv_run(kv, j, j0 + len);
+            const std::int64_t next = j + run < j0 + len ? j + run : (tile + 1 < seg.end ? j0 + p.tile : n);  // K needed next
+            const RowsAhead ahead = next < n ? rows_at(t, kv.k, b, h, next, tensors::kv_run(kv, next, std::min(n, next + p.tile)), d) : RowsAhead{};
+            const std::int64_t at = tensors::kv_offset(kv, b, h, j) * e;
+            tile_accumulate(t.dtype, bytes(kv.v) + at, run, d, kv.stride_token, sc.s.data() + (j - j0), rows, len, sc.pv.data(), sc.convert, ahead);
+        }
         st.acc += sc.pv;
     }
 }
 
-void write_output(DecodeTensors& t, std::int64_t output, const SoftmaxState& st) {
-    const Problem& p = t.problem();
-    const std::int64_t b = p.request_of(output), h = p.kv_head_of(output), d = p.head_dim;
+void write_output(const Problem& p, const DecodeTensors& t, std::int64_t output, const SoftmaxState& st) {
+    const std::int64_t b = p.request_of(output), h = p.kv_head_of(output), d = p.head_dim, g = p.group(), ql = p.q_len;
+    const std::int64_t e = dtype_bytes(t.dtype);
     const Eigen::Index rows = st.acc.rows();
-    RowMatrix o = st.acc;
-    for (Eigen::Index r = 0; r < rows; ++r) o.row(r) /= st.l[r];
-    from_float(t.dtype(), o.data(), t.o_rows(b, h), rows * d);
-    float* lse = t.lse_rows(b, h);
-    for (Eigen::Index r = 0; r < rows; ++r) lse[r] = st.m[r] + std::log(st.l[r]);
+    Eigen::RowVectorXf o(d);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const std::int64_t head = h * g + r / ql, tok = r % ql;
+        o = st.acc.row(r) / st.l[r];
+        from_float(t.dtype, o.data(), static_cast<unsigned char*>(t.o.data) + tensors::row_offset(t.o, b, tok, head) * e, d);
+        if (t.lse.data != nullptr) t.lse.data[tensors::lse_offset(t.lse, b, tok, head)] = st.m[r] + std::log(st.l[r]);
+    }
 }
 
 }  // namespace leanattn::cpu

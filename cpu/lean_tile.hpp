@@ -2,30 +2,35 @@
 //
 // For output tile (b, h), rows = group × q_len query rows against the tokens of LeanTiles [begin, end):
 // per LeanTile, S = Q·Kᵀ, the running (m, l, acc) is re-scaled and P·V accumulated (tile_kernels.hpp:
-// K and V are read in their storage type and converted inside the products). fp32 throughout; the
-// state is un-normalised.
+// K and V are read in their storage type and converted inside the products). K and V are found through
+// the views' address arithmetic, in runs of evenly spaced tokens (a paged cache's runs end at its blocks).
+// fp32 throughout; the state is un-normalised.
 #pragma once
 
 #include <vector>
 
+#include "core/decode_tensors.hpp"
+#include "core/problem.hpp"
 #include "core/walker.hpp"
-#include "decode_tensors.hpp"
 #include "softmax_state.hpp"
 
 namespace leanattn::cpu {
 
 // Per-thread buffers, reused across LeanTiles so the hot loop never allocates.
 struct TileScratch {
-    RowMatrix q;                 // (rows, d) pre-scaled by 1/√d
+    RowMatrix q;                 // (rows, d) pre-scaled by the softmax scale
     RowMatrix s;                 // (rows, tile): scores, then probabilities
     RowMatrix pv;                // (rows, d): this LeanTile's P·V alone, then added to the running state
     std::vector<float> convert;  // K or V as fp32, where the products need it (no SIMD path)
 };
 
-// Computes the state of `segment` (of output tile `segment.output`) into `state`.
-void lean_tile_run(const DecodeTensors& tensors, const Segment& segment, SoftmaxState& state, TileScratch& scratch);
+// Computes the state of `segment` (of output tile `segment.output`, whose request holds `tokens` tokens now)
+// into `state`.
+void lean_tile_run(const Problem& shape, const DecodeTensors& tensors, std::int64_t tokens, const Segment& segment, SoftmaxState& state,
+                   TileScratch& scratch);
 
-// Writes O = acc / l (rounded to the dtype) and LSE = m + log l for the rows of output tile `output`.
-void write_output(DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
+// Writes O = acc / l (rounded to the dtype) and, when the tensors have one, LSE = m + log l for the rows of
+// output tile `output`.
+void write_output(const Problem& shape, const DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
 
 }  // namespace leanattn::cpu

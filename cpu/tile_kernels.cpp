@@ -14,24 +14,28 @@ using Map = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
 // not taken) and this CPU's support.
 const bool use_avx2 = avx2::available();
 
-}  // namespace
-
-void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld,
-                 std::vector<float>& scratch, const void* ahead, std::int64_t ahead_bytes) {
-    if (use_avx2 && d % 8 == 0) return avx2::scores(dtype, k, len, d, q, rows, s, ld, ahead, ahead_bytes);
+// len rows of d elements, kv_stride apart, as a dense (len, d) float matrix in `scratch`.
+const float* rows_as_float(DType dtype, const void* src, std::int64_t len, std::int64_t d, std::int64_t kv_stride, std::vector<float>& scratch) {
     scratch.resize(static_cast<std::size_t>(len * d));
-    to_float(dtype, k, scratch.data(), len * d);
-    Map(s, rows, len, Eigen::OuterStride<>(ld)).noalias() =
-        MapC(q, rows, d, Eigen::OuterStride<>(d)) * MapC(scratch.data(), len, d, Eigen::OuterStride<>(d)).transpose();
+    const auto* bytes = static_cast<const unsigned char*>(src);
+    for (std::int64_t j = 0; j < len; ++j) to_float(dtype, bytes + j * kv_stride * dtype_bytes(dtype), scratch.data() + j * d, d);
+    return scratch.data();
 }
 
-void tile_accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld,
-                     float* acc, std::vector<float>& scratch, const void* ahead, std::int64_t ahead_bytes) {
-    if (use_avx2 && d % 8 == 0) return avx2::accumulate(dtype, v, len, d, p, rows, ld, acc, ahead, ahead_bytes);
-    scratch.resize(static_cast<std::size_t>(len * d));
-    to_float(dtype, v, scratch.data(), len * d);
-    Map(acc, rows, d, Eigen::OuterStride<>(d)).noalias() +=
-        MapC(p, rows, len, Eigen::OuterStride<>(ld)) * MapC(scratch.data(), len, d, Eigen::OuterStride<>(d));
+}  // namespace
+
+void tile_scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* q, std::int64_t rows,
+                 float* s, std::int64_t ld, std::vector<float>& scratch, const RowsAhead& ahead) {
+    if (use_avx2 && d % 8 == 0) return avx2::scores(dtype, k, len, d, kv_stride, q, rows, s, ld, ahead);
+    const float* kf = rows_as_float(dtype, k, len, d, kv_stride, scratch);
+    Map(s, rows, len, Eigen::OuterStride<>(ld)).noalias() = MapC(q, rows, d, Eigen::OuterStride<>(d)) * MapC(kf, len, d, Eigen::OuterStride<>(d)).transpose();
+}
+
+void tile_accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* p, std::int64_t rows,
+                     std::int64_t ld, float* acc, std::vector<float>& scratch, const RowsAhead& ahead) {
+    if (use_avx2 && d % 8 == 0) return avx2::accumulate(dtype, v, len, d, kv_stride, p, rows, ld, acc, ahead);
+    const float* vf = rows_as_float(dtype, v, len, d, kv_stride, scratch);
+    Map(acc, rows, d, Eigen::OuterStride<>(d)).noalias() += MapC(p, rows, len, Eigen::OuterStride<>(ld)) * MapC(vf, len, d, Eigen::OuterStride<>(d));
 }
 
 }  // namespace leanattn::cpu

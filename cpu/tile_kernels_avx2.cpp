@@ -31,15 +31,22 @@ inline __m256 load8(const void* base, std::int64_t i) {
     }
 }
 
-// The next operand, streamed toward L2 while a product computes (tile_kernels.hpp says why): `per` lines of
-// it for each token the product handles, so the requests spread evenly over the work. Prefetches never fault.
+// The next operand, streamed toward L2 while a product computes (tile_kernels.hpp says why): `per` of its
+// lines for each token the product handles, so the requests spread evenly over the work. Lines are numbered
+// row by row (a row's lines, then the next row's `stride_bytes` on). Prefetches never fault.
 struct Ahead {
     const unsigned char* base = nullptr;
-    std::int64_t lines = 0, per = 0;
-    Ahead(const void* ahead, std::int64_t bytes, std::int64_t len)
-        : base(static_cast<const unsigned char*>(ahead)), lines(ahead ? (bytes + 63) / 64 : 0), per((lines + len - 1) / len) {}
+    std::int64_t stride_bytes = 0, row_lines = 0, lines = 0, per = 0;
+    Ahead(const RowsAhead& a, std::int64_t len)
+        : base(static_cast<const unsigned char*>(a.base)),
+          stride_bytes(a.stride_bytes),
+          row_lines((a.row_bytes + 63) / 64),
+          lines(a.base ? a.rows * row_lines : 0),
+          per((lines + len - 1) / len) {}
     void tokens(std::int64_t j0, std::int64_t j1) const {
-        for (std::int64_t l = j0 * per, e = std::min(j1 * per, lines); l < e; ++l) _mm_prefetch(reinterpret_cast<const char*>(base + 64 * l), _MM_HINT_T1);
+        for (std::int64_t l = j0 * per, e = std::min(j1 * per, lines); l < e; ++l) {
+            _mm_prefetch(reinterpret_cast<const char*>(base + (l / row_lines) * stride_bytes + 64 * (l % row_lines)), _MM_HINT_T1);
+        }
     }
 };
 
@@ -68,8 +75,8 @@ inline void store_sums(const __m256* v, float* dst) {
 // FMA ports busy (measured, one core, data in cache, MHA fp16: scores 26 → 60-77 GB/s). Each K vector is
 // converted once for R rows. A short last block repeats the last token and stores only the real ones.
 template <DType DT, int R, int T>
-void scores_block(const void* k, std::int64_t len, std::int64_t d, const float* q, float* s, std::int64_t ld, const Ahead& ahead) {
-    const std::int64_t row_bytes = d * elem_bytes<DT>;
+void scores_block(const void* k, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* q, float* s, std::int64_t ld, const Ahead& ahead) {
+    const std::int64_t row_bytes = kv_stride * elem_bytes<DT>;
     for (std::int64_t j0 = 0; j0 < len; j0 += T) {
         ahead.tokens(j0, j0 + T);
         const unsigned char* krow[T];
@@ -105,18 +112,19 @@ void scores_block(const void* k, std::int64_t len, std::int64_t d, const float* 
 }
 
 template <DType DT>
-void scores_simd(const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld, Ahead ahead) {
+void scores_simd(const void* k, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* q, std::int64_t rows, float* s,
+                 std::int64_t ld, Ahead ahead) {
     std::int64_t r = 0;
-    for (; r + 2 <= rows; r += 2, ahead.lines = 0) scores_block<DT, 2, 4>(k, len, d, q + r * d, s + r * ld, ld, ahead);
-    for (; r < rows; ++r, ahead.lines = 0) scores_block<DT, 1, 8>(k, len, d, q + r * d, s + r * ld, ld, ahead);
+    for (; r + 2 <= rows; r += 2, ahead.lines = 0) scores_block<DT, 2, 4>(k, len, d, kv_stride, q + r * d, s + r * ld, ld, ahead);
+    for (; r < rows; ++r, ahead.lines = 0) scores_block<DT, 1, 8>(k, len, d, kv_stride, q + r * d, s + r * ld, ld, ahead);
 }
 
 // R rows × C chunks of 8 output dims, R·C ≤ 8 accumulators held in registers over all the LeanTile's
 // tokens; each V vector is converted once for R rows. Every acc element still adds its tokens in order.
 template <DType DT, int R, int C>
-void accumulate_block(const void* v, std::int64_t len, std::int64_t d, std::int64_t i0, const float* p, std::int64_t ld, float* acc,
-                      const Ahead& ahead) {
-    const std::int64_t row_bytes = d * elem_bytes<DT>;
+void accumulate_block(const void* v, std::int64_t len, std::int64_t d, std::int64_t kv_stride, std::int64_t i0, const float* p, std::int64_t ld,
+                      float* acc, const Ahead& ahead) {
+    const std::int64_t row_bytes = kv_stride * elem_bytes<DT>;
     __m256 a[R][C];
     LEANATTN_UNROLL
     for (int r = 0; r < R; ++r)
@@ -142,19 +150,21 @@ void accumulate_block(const void* v, std::int64_t len, std::int64_t d, std::int6
 }
 
 template <DType DT, int R>
-void accumulate_rows(const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t ld, float* acc, Ahead& ahead) {
+void accumulate_rows(const void* v, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* p, std::int64_t ld, float* acc,
+                     Ahead& ahead) {
     constexpr int C = 8 / R;
     std::int64_t i0 = 0;
-    for (; i0 + 8 * C <= d; i0 += 8 * C, ahead.lines = 0) accumulate_block<DT, R, C>(v, len, d, i0, p, ld, acc, ahead);
-    for (; i0 < d; i0 += 8, ahead.lines = 0) accumulate_block<DT, R, 1>(v, len, d, i0, p, ld, acc, ahead);
+    for (; i0 + 8 * C <= d; i0 += 8 * C, ahead.lines = 0) accumulate_block<DT, R, C>(v, len, d, kv_stride, i0, p, ld, acc, ahead);
+    for (; i0 < d; i0 += 8, ahead.lines = 0) accumulate_block<DT, R, 1>(v, len, d, kv_stride, i0, p, ld, acc, ahead);
 }
 
 template <DType DT>
-void accumulate_simd(const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld, float* acc, Ahead ahead) {
+void accumulate_simd(const void* v, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* p, std::int64_t rows, std::int64_t ld,
+                     float* acc, Ahead ahead) {
     std::int64_t r = 0;  // the first block call issues all of `ahead` (the others find it empty)
-    for (; r + 4 <= rows; r += 4) accumulate_rows<DT, 4>(v, len, d, p + r * ld, ld, acc + r * d, ahead);
-    for (; r + 2 <= rows; r += 2) accumulate_rows<DT, 2>(v, len, d, p + r * ld, ld, acc + r * d, ahead);
-    for (; r < rows; ++r) accumulate_rows<DT, 1>(v, len, d, p + r * ld, ld, acc + r * d, ahead);
+    for (; r + 4 <= rows; r += 4) accumulate_rows<DT, 4>(v, len, d, kv_stride, p + r * ld, ld, acc + r * d, ahead);
+    for (; r + 2 <= rows; r += 2) accumulate_rows<DT, 2>(v, len, d, kv_stride, p + r * ld, ld, acc + r * d, ahead);
+    for (; r < rows; ++r) accumulate_rows<DT, 1>(v, len, d, kv_stride, p + r * ld, ld, acc + r * d, ahead);
 }
 }  // namespace
 
@@ -163,23 +173,23 @@ bool available() {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 }
 
-void scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, const float* q, std::int64_t rows, float* s, std::int64_t ld,
-            const void* ahead, std::int64_t ahead_bytes) {
-    const Ahead a(ahead, ahead_bytes, len);
+void scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* q, std::int64_t rows, float* s,
+            std::int64_t ld, const RowsAhead& ahead) {
+    const Ahead a(ahead, len);
     switch (dtype) {
-        case DType::fp16: return scores_simd<DType::fp16>(k, len, d, q, rows, s, ld, a);
-        case DType::bf16: return scores_simd<DType::bf16>(k, len, d, q, rows, s, ld, a);
-        case DType::fp32: return scores_simd<DType::fp32>(k, len, d, q, rows, s, ld, a);
+        case DType::fp16: return scores_simd<DType::fp16>(k, len, d, kv_stride, q, rows, s, ld, a);
+        case DType::bf16: return scores_simd<DType::bf16>(k, len, d, kv_stride, q, rows, s, ld, a);
+        case DType::fp32: return scores_simd<DType::fp32>(k, len, d, kv_stride, q, rows, s, ld, a);
     }
 }
 
-void accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, const float* p, std::int64_t rows, std::int64_t ld, float* acc,
-                const void* ahead, std::int64_t ahead_bytes) {
-    const Ahead a(ahead, ahead_bytes, len);
+void accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* p, std::int64_t rows,
+                std::int64_t ld, float* acc, const RowsAhead& ahead) {
+    const Ahead a(ahead, len);
     switch (dtype) {
-        case DType::fp16: return accumulate_simd<DType::fp16>(v, len, d, p, rows, ld, acc, a);
-        case DType::bf16: return accumulate_simd<DType::bf16>(v, len, d, p, rows, ld, acc, a);
-        case DType::fp32: return accumulate_simd<DType::fp32>(v, len, d, p, rows, ld, acc, a);
+        case DType::fp16: return accumulate_simd<DType::fp16>(v, len, d, kv_stride, p, rows, ld, acc, a);
+        case DType::bf16: return accumulate_simd<DType::bf16>(v, len, d, kv_stride, p, rows, ld, acc, a);
+        case DType::fp32: return accumulate_simd<DType::fp32>(v, len, d, kv_stride, p, rows, ld, acc, a);
     }
 }
 
@@ -189,8 +199,8 @@ void accumulate(DType dtype, const void* v, std::int64_t len, std::int64_t d, co
 
 namespace leanattn::cpu::avx2 {
 bool available() { return false; }
-void scores(DType, const void*, std::int64_t, std::int64_t, const float*, std::int64_t, float*, std::int64_t, const void*, std::int64_t) {}
-void accumulate(DType, const void*, std::int64_t, std::int64_t, const float*, std::int64_t, std::int64_t, float*, const void*, std::int64_t) {}
+void scores(DType, const void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, float*, std::int64_t, const RowsAhead&) {}
+void accumulate(DType, const void*, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, std::int64_t, float*, const RowsAhead&) {}
 }  // namespace leanattn::cpu::avx2
 
 #endif

@@ -43,4 +43,15 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     return r;
 }
 
+std::vector<SimResult> simulate_strategies(const Problem& problem, const DeviceSpec& device, const PlanOptions& plan,
+                                           const std::vector<Strategy>& strategies, const SimOptions& options) {
+    std::vector<SimResult> results;
+    for (Strategy strategy : strategies) {
+        PlanOptions one = plan;
+        one.strategy = strategy;
+        results.push_back(simulate(make_schedule(problem, device, one), options));
+    }
+    return results;
+}
+
 }  // namespace leanattn::sim

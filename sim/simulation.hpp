@@ -51,4 +51,8 @@ struct SimResult {
 // Throws InputError for a bad element size. (A plan that could deadlock cannot exist: make_schedule refuses it.)
 SimResult simulate(const Schedule& schedule, const SimOptions& options = {});
 
+// Plans (make_schedule, with `plan`'s splits/grid) and simulates each of `strategies`, in their order.
+std::vector<SimResult> simulate_strategies(const Problem& problem, const DeviceSpec& device, const PlanOptions& plan,
+                                           const std::vector<Strategy>& strategies, const SimOptions& options = {});
+
 }  // namespace leanattn::sim

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <cstddef>
 #include <string>
+#include <vector>
 
+#include "core/reference.hpp"
 #include "core/schedule.hpp"
 #include "cpu/executor.hpp"
-#include "cpu/reference.hpp"
+#include "cpu/host_tensors.hpp"
 
 namespace leanattn::testing {
 
@@ -25,11 +28,19 @@ inline Schedule plan_for(const Problem& p, const DeviceSpec& d, Strategy strateg
     return make_schedule(p, d, o);
 }
 
+// One decode step of `schedule` on `tensors`, with a workspace of its own.
+inline void execute(const Schedule& schedule, cpu::HostTensors& tensors, int threads) {
+    std::vector<std::byte> workspace(cpu::workspace_bytes(schedule));
+    cpu::run(schedule, tensors.view(), workspace.data(), workspace.size(), threads);
+}
+
+inline ReferenceOutput reference_of(const cpu::HostTensors& tensors) { return reference_attention(tensors.problem(), tensors.view()); }
+
 // Executes `schedule` on fresh, poisoned outputs and returns the errors against the float64 reference.
-inline cpu::Errors run_and_check(const Schedule& schedule, cpu::DecodeTensors& tensors, const cpu::ReferenceOutput& ref, int threads) {
+inline Errors run_and_check(const Schedule& schedule, cpu::HostTensors& tensors, const ReferenceOutput& ref, int threads) {
     tensors.poison_outputs();
-    cpu::execute_plan(schedule, tensors, threads);
-    return cpu::compare_to_reference(tensors, ref);
+    execute(schedule, tensors, threads);
+    return compare_to_reference(tensors.problem(), tensors.view(), ref);
 }
 
 }  // namespace leanattn::testing

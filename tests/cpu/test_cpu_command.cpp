@@ -10,14 +10,14 @@
 #include "commands.hpp"
 #include "core/input_error.hpp"
 #include "cpu/read_bandwidth.hpp"
-#include "cpu/reference.hpp"
+#include "core/reference.hpp"
 
 using namespace leanattn;
 using namespace leanattn::app;
 
 namespace {
 
-CpuOptions small_run(std::vector<Strategy> strategies, cpu::DType dtype, cpu::KvLayout layout) {
+CpuOptions small_run(std::vector<Strategy> strategies, DType dtype, CacheLayout layout) {
     CpuOptions o;
     o.input.problem.batch = 2;
     o.input.problem.q_heads = 8;
@@ -38,13 +38,13 @@ CpuOptions small_run(std::vector<Strategy> strategies, cpu::DType dtype, cpu::Kv
     return o;
 }
 
-void check_result(const nlohmann::json& r, cpu::DType dtype) {
+void check_result(const nlohmann::json& r, DType dtype) {
     for (const char* key : {"rel_l2_err", "max_abs_err", "ms", "gbps", "read_gbps", "threads"}) {
         CAPTURE(key);
         REQUIRE(r.contains(key));
     }
     CHECK(r["rel_l2_err"].get<double>() > 0.0);  // zero would mean the check compared nothing
-    CHECK(r["rel_l2_err"].get<double>() <= cpu::tolerance(dtype));
+    CHECK(r["rel_l2_err"].get<double>() <= tolerance(dtype));
     CHECK(r["max_abs_err"].get<double>() < 1e-2);
     CHECK(r["ms"].get<double>() > 0.0);
     CHECK(r["gbps"].get<double>() > 0.0);
@@ -55,22 +55,22 @@ void check_result(const nlohmann::json& r, cpu::DType dtype) {
 
 TEST_CASE("cpu --format json: one strategy gives DESIGN.md's keys at the top level") {
     std::ostringstream out;
-    REQUIRE(run_cpu(small_run({Strategy::stream_k}, cpu::DType::bf16, cpu::KvLayout::ragged), out) == exit_ok);
+    REQUIRE(run_cpu(small_run({Strategy::stream_k}, DType::bf16, CacheLayout::ragged), out) == exit_ok);
     const auto j = nlohmann::json::parse(out.str());
-    check_result(j, cpu::DType::bf16);
+    check_result(j, DType::bf16);
     CHECK(j["strategy"] == "stream-k");
 }
 
 TEST_CASE("cpu --strategy all --format json: one object per strategy under results") {
     std::ostringstream out;
-    REQUIRE(run_cpu(small_run({Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}, cpu::DType::fp32, cpu::KvLayout::padded), out) ==
+    REQUIRE(run_cpu(small_run({Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}, DType::fp32, CacheLayout::padded), out) ==
             exit_ok);
     const auto j = nlohmann::json::parse(out.str());
     REQUIRE(j["results"].size() == 3);
     CHECK(j["results"][0]["strategy"] == "stream-k");
     CHECK(j["results"][1]["strategy"] == "fixed-split");
     CHECK(j["results"][2]["strategy"] == "no-split");
-    for (const auto& r : j["results"]) check_result(r, cpu::DType::fp32);
+    for (const auto& r : j["results"]) check_result(r, DType::fp32);
 }
 
 TEST_CASE("the plain read bandwidth is measured for real") {

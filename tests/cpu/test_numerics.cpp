@@ -26,11 +26,11 @@ Problem small(std::vector<std::int64_t> ctx, std::int64_t heads = 2, std::int64_
     return p;
 }
 
-void check_all_strategies(const Problem& p, cpu::DecodeTensors& t, double tol) {
-    const cpu::ReferenceOutput ref = cpu::reference_attention(t);
+void check_all_strategies(const Problem& p, cpu::HostTensors& t, double tol) {
+    const ReferenceOutput ref = reference_of(t);
     for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
         CAPTURE(strategy_name(s));
-        const cpu::Errors e = run_and_check(plan_for(p, test_device(7, 1), s), t, ref, 2);
+        const Errors e = run_and_check(plan_for(p, test_device(7, 1), s), t, ref, 2);
         CHECK(e.non_finite == 0);
         CHECK(e.rel_l2 <= tol);
     }
@@ -40,7 +40,7 @@ void check_all_strategies(const Problem& p, cpu::DecodeTensors& t, double tol) {
 
 TEST_CASE("logits of magnitude 1e4 do not overflow") {
     const Problem p = small({300, 40});
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
     t.fill_random(3, 1e4f * std::sqrt(32.0f) / 3.0f);  // |q·k|/√d reaches ~1e4: exp would overflow without the max
     check_all_strategies(p, t, 1e-5);
 }
@@ -49,43 +49,43 @@ TEST_CASE("a 1-token context, and contexts that are not a multiple of the LeanTi
     for (std::int64_t n : {1, 15, 17, 31, 33, 1000}) {
         CAPTURE(n);
         const Problem p = small({n});
-        cpu::DecodeTensors t(p, cpu::DType::fp16, cpu::KvLayout::padded);
+        cpu::HostTensors t(p, DType::fp16, CacheLayout::padded);
         t.fill_random(static_cast<std::uint64_t>(n));
-        check_all_strategies(p, t, cpu::tolerance(cpu::DType::fp16));
+        check_all_strategies(p, t, tolerance(DType::fp16));
     }
 }
 
 TEST_CASE("a ragged batch with a 1-token request beside a 100k one") {
     const Problem p = small({1, 100000}, 2, 1, 64, 128);
-    cpu::DecodeTensors t(p, cpu::DType::bf16, cpu::KvLayout::ragged);
+    cpu::HostTensors t(p, DType::bf16, CacheLayout::ragged);
     t.fill_random(5);
-    check_all_strategies(p, t, cpu::tolerance(cpu::DType::bf16));
+    check_all_strategies(p, t, tolerance(DType::bf16));
 }
 
 TEST_CASE("fp32 stays within 1e-5 of float64 over a 1M-token output done by one CTA") {
     // The hardest case for fp32 accumulation: no split, so one CTA sums all 2^20 tokens. With a single
     // running sum this measured 1.6e-5; summing each LeanTile on its own first (lean_tile.cpp) gives ~1.5e-6.
     const Problem p = small({1 << 20}, 1, 1, 16, 128);
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
     t.fill_random(29);
-    const cpu::ReferenceOutput ref = cpu::reference_attention(t);
-    const cpu::Errors e = run_and_check(plan_for(p, test_device(1, 1), Strategy::no_split), t, ref, 1);
+    const ReferenceOutput ref = reference_of(t);
+    const Errors e = run_and_check(plan_for(p, test_device(1, 1), Strategy::no_split), t, ref, 1);
     CHECK(e.non_finite == 0);
-    CHECK(e.rel_l2 <= cpu::tolerance(cpu::DType::fp32));
+    CHECK(e.rel_l2 <= tolerance(DType::fp32));
 }
 
 TEST_CASE("equal keys give the plain average of the values") {
     const Problem p = small({200});
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
     t.fill_random(9);
     // Copy token 0's key over every token of every head: all logits of a row are equal.
     auto& k = t.raw_k();
     const std::size_t row = 32 * sizeof(float);
     for (std::size_t off = row; off < k.size(); off += row) std::memcpy(k.data() + off, k.data() + (off / (200 * row)) * 200 * row, row);
     check_all_strategies(p, t, 1e-5);
-    const cpu::ReferenceOutput ref = cpu::reference_attention(t);
+    const ReferenceOutput ref = reference_of(t);
     std::vector<float> v(k.size() / sizeof(float));
-    cpu::to_float(cpu::DType::fp32, t.raw_v().data(), v.data(), static_cast<std::int64_t>(v.size()));
+    cpu::to_float(DType::fp32, t.raw_v().data(), v.data(), static_cast<std::int64_t>(v.size()));
     for (int i = 0; i < 32; ++i) {
         double mean = 0;
         for (int j = 0; j < 200; ++j) mean += v[j * 32 + i];
@@ -96,18 +96,19 @@ TEST_CASE("equal keys give the plain average of the values") {
 TEST_CASE("the re-scaling operator is associative: any split of the tokens, merged in any grouping, gives the same state") {
     auto rng = seeded_rng(41);
     const Problem p = small({16 * 40}, 4, 2, 32, 16);  // 40 LeanTiles per output
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
     t.fill_random(13, 3.0f);
     cpu::TileScratch scratch;
     cpu::SoftmaxState whole;
-    cpu::lean_tile_run(t, Segment{0, 0, 40, true, true, true}, whole, scratch);
+    const DecodeTensors view = t.view();
+    cpu::lean_tile_run(p, view, 16 * 40, Segment{0, 0, 40, true, true, true}, whole, scratch);
     for (int trial = 0; trial < 200; ++trial) {
         // Three random unequal, non-empty pieces a | b | c.
         const std::int64_t cut1 = uniform(rng, 1, 38), cut2 = uniform(rng, cut1 + 1, 39);
         cpu::SoftmaxState a, b, c;
-        cpu::lean_tile_run(t, Segment{0, 0, cut1, true, false, true}, a, scratch);
-        cpu::lean_tile_run(t, Segment{0, cut1, cut2, false, false, true}, b, scratch);
-        cpu::lean_tile_run(t, Segment{0, cut2, 40, false, true, true}, c, scratch);
+        cpu::lean_tile_run(p, view, 16 * 40, Segment{0, 0, cut1, true, false, true}, a, scratch);
+        cpu::lean_tile_run(p, view, 16 * 40, Segment{0, cut1, cut2, false, false, true}, b, scratch);
+        cpu::lean_tile_run(p, view, 16 * 40, Segment{0, cut2, 40, false, true, true}, c, scratch);
         cpu::SoftmaxState left = a, bc = b;  // (a ∘ b) ∘ c  versus  a ∘ (b ∘ c)
         left.merge(b);
         left.merge(c);
@@ -132,16 +133,15 @@ TEST_CASE("a NaN in one head's keys stays in that head's output: other heads are
     // Documented behaviour: a NaN logit makes the whole softmax of its rows NaN (there is no meaningful
     // weight for it), and the NaN travels with that output tile's partials only.
     const Problem p = small({500, 300}, 4, 2, 32, 16);
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::padded);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
     t.fill_random(17);
-    const cpu::ReferenceOutput clean = cpu::reference_attention(t);
+    const ReferenceOutput clean = reference_of(t);
     float* k = reinterpret_cast<float*>(t.raw_k().data());
-    // Request 0, kv-head 1, token 123, dim 5 (padded layout: max_ctx 500).
-    k[((0 * 2 + 1) * 500 + 123) * 32 + 5] = std::numeric_limits<float>::quiet_NaN();
+    k[t.kv_offset(0, 1, 123) + 5] = std::numeric_limits<float>::quiet_NaN();  // request 0, kv-head 1, token 123, dim 5
     for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
         CAPTURE(strategy_name(s));
         t.poison_outputs();
-        cpu::execute_plan(plan_for(p, test_device(5, 1), s), t, 2);
+        execute(plan_for(p, test_device(5, 1), s), t, 2);
         const std::vector<float> o = t.o_float();
         for (std::int64_t qh = 0; qh < 4; ++qh) {
             for (std::int64_t b = 0; b < 2; ++b) {
@@ -159,20 +159,21 @@ TEST_CASE("a NaN in one head's keys stays in that head's output: other heads are
 TEST_CASE("several query tokens decode causally: query i sees the first ctx - q_len + i + 1 tokens") {
     Problem p = small({97, 40}, 4, 2, 32, 16);
     p.q_len = 4;
-    cpu::DecodeTensors t(p, cpu::DType::fp32, cpu::KvLayout::ragged);
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::ragged);
     t.fill_random(23);
     check_all_strategies(p, t, 1e-5);
-    // The last query sees everything, the first one 3 tokens fewer: their outputs differ.
+    // The last query sees everything, the first one 3 tokens fewer: their outputs differ. o is
+    // (batch, q_len, q_heads, d): query 3 of head 0 starts 3 · 4 heads · 32 dims on.
     const std::vector<float> o = t.o_float();
-    CHECK(o[0] != o[3 * 32]);
+    CHECK(o[0] != o[3 * 4 * 32]);
 }
 
 TEST_CASE("fp16 and bf16 conversions round to nearest even and survive a round trip") {
     for (float x : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035e-5f, 5.96e-8f, 3.14159f}) {
-        CHECK(cpu::fp16_to_float(cpu::float_to_fp16(x)) == Approx(x).epsilon(1e-3));
-        CHECK(cpu::bf16_to_float(cpu::float_to_bf16(x)) == Approx(x).epsilon(8e-3));
+        CHECK(fp16_to_float(float_to_fp16(x)) == Approx(x).epsilon(1e-3));
+        CHECK(bf16_to_float(float_to_bf16(x)) == Approx(x).epsilon(8e-3));
     }
-    CHECK(cpu::float_to_fp16(1.0f + 1.0f / 2048) == cpu::float_to_fp16(1.0f));  // tie to even (down)
-    CHECK(std::isinf(cpu::fp16_to_float(cpu::float_to_fp16(1e6f))));
-    CHECK(std::isnan(cpu::bf16_to_float(cpu::float_to_bf16(NAN))));
+    CHECK(float_to_fp16(1.0f + 1.0f / 2048) == float_to_fp16(1.0f));  // tie to even (down)
+    CHECK(std::isinf(fp16_to_float(float_to_fp16(1e6f))));
+    CHECK(std::isnan(bf16_to_float(float_to_bf16(NAN))));
 }

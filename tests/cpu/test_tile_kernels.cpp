@@ -15,11 +15,11 @@ using namespace leanattn::testing;
 namespace {
 
 // Random values in [-1, 1], rounded to `dtype` and stored in it; `as_float` gets the exact values back.
-std::vector<unsigned char> random_tensor(std::mt19937_64& rng, cpu::DType dtype, std::int64_t n, std::vector<float>& as_float) {
+std::vector<unsigned char> random_tensor(std::mt19937_64& rng, DType dtype, std::int64_t n, std::vector<float>& as_float) {
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float> x(static_cast<std::size_t>(n));
     for (float& e : x) e = u(rng);
-    std::vector<unsigned char> stored(static_cast<std::size_t>(n) * cpu::dtype_bytes(dtype));
+    std::vector<unsigned char> stored(static_cast<std::size_t>(n) * dtype_bytes(dtype));
     cpu::from_float(dtype, x.data(), stored.data(), n);
     as_float.resize(x.size());
     cpu::to_float(dtype, stored.data(), as_float.data(), n);
@@ -36,17 +36,18 @@ double fp32_sum_bound(std::int64_t n, double magnitude) {
 
 }  // namespace
 
-TEST_CASE("the LeanTile products equal a float64 loop for any rows, tokens and head dim, in every dtype") {
+TEST_CASE("the LeanTile products equal a float64 loop for any rows, tokens, head dim and row stride, in every dtype") {
     auto rng = seeded_rng(53);
     std::vector<float> scratch;
     for (std::int64_t d : {8, 16, 20, 24, 40, 64, 72, 128, 136}) {
         for (int trial = 0; trial < 30; ++trial) {
-            const auto dtype = static_cast<cpu::DType>(trial % 3);
+            const auto dtype = static_cast<DType>(trial % 3);
             const std::int64_t rows = uniform(rng, 1, 9), len = uniform(rng, 1, 37), ld = len + uniform(rng, 0, 3);
-            CAPTURE(d, rows, len, ld, cpu::dtype_name(dtype));
+            const std::int64_t stride = d * uniform(rng, 1, 3) + 8 * uniform(rng, 0, 2);  // padded, token-major or paged rows
+            CAPTURE(d, rows, len, ld, stride, dtype_name(dtype));
             std::vector<float> k, v, q(static_cast<std::size_t>(rows * d)), p(static_cast<std::size_t>(rows * ld));
-            const std::vector<unsigned char> k_stored = random_tensor(rng, dtype, len * d, k);
-            const std::vector<unsigned char> v_stored = random_tensor(rng, dtype, len * d, v);
+            const std::vector<unsigned char> k_stored = random_tensor(rng, dtype, len * stride, k);
+            const std::vector<unsigned char> v_stored = random_tensor(rng, dtype, len * stride, v);
             std::uniform_real_distribution<float> u(-1.0f, 1.0f);
             for (float& e : q) e = u(rng);
             for (float& e : p) e = u(rng) + 1.0f;  // probabilities are ≥ 0
@@ -55,14 +56,15 @@ TEST_CASE("the LeanTile products equal a float64 loop for any rows, tokens and h
             const std::vector<float> acc_before = acc;
 
             std::vector<float> s(static_cast<std::size_t>(rows * ld), std::nanf(""));
-            cpu::tile_scores(dtype, k_stored.data(), len, d, q.data(), rows, s.data(), ld, scratch);
-            cpu::tile_accumulate(dtype, v_stored.data(), len, d, p.data(), rows, ld, acc.data(), scratch);
+            const cpu::RowsAhead ahead{v_stored.data(), len, stride * dtype_bytes(dtype), d * dtype_bytes(dtype)};  // prefetches never fault
+            cpu::tile_scores(dtype, k_stored.data(), len, d, stride, q.data(), rows, s.data(), ld, scratch, ahead);
+            cpu::tile_accumulate(dtype, v_stored.data(), len, d, stride, p.data(), rows, ld, acc.data(), scratch, ahead);
             for (std::int64_t r = 0; r < rows; ++r) {
                 for (std::int64_t j = 0; j < len; ++j) {
                     double want = 0, magnitude = 0;
                     for (std::int64_t i = 0; i < d; ++i) {
-                        want += double(q[r * d + i]) * k[j * d + i];
-                        magnitude += std::abs(double(q[r * d + i]) * k[j * d + i]);
+                        want += double(q[r * d + i]) * k[j * stride + i];
+                        magnitude += std::abs(double(q[r * d + i]) * k[j * stride + i]);
                     }
                     REQUIRE(std::abs(s[r * ld + j] - want) <= fp32_sum_bound(d, magnitude));
                 }
@@ -70,8 +72,8 @@ TEST_CASE("the LeanTile products equal a float64 loop for any rows, tokens and h
                 for (std::int64_t i = 0; i < d; ++i) {
                     double want = acc_before[r * d + i], magnitude = std::abs(want);
                     for (std::int64_t j = 0; j < len; ++j) {
-                        want += double(p[r * ld + j]) * v[j * d + i];
-                        magnitude += std::abs(double(p[r * ld + j]) * v[j * d + i]);
+                        want += double(p[r * ld + j]) * v[j * stride + i];
+                        magnitude += std::abs(double(p[r * ld + j]) * v[j * stride + i]);
                     }
                     REQUIRE(std::abs(acc[r * d + i] - want) <= fp32_sum_bound(len + 1, magnitude));
                 }

@@ -9,6 +9,7 @@
 #include "cmd_sweep.hpp"
 #include "core/input_error.hpp"
 #include "data_catalog.hpp"
+#include "sim/sweep.hpp"
 
 using namespace leanattn;
 using namespace leanattn::app;
@@ -92,14 +93,14 @@ TEST_CASE("a ragged sweep keeps the longest request and sets mean/max to the val
     Problem base = figure8("csv").problem;
     base.batch = 4;
     base.ctx.assign(4, 40000);
-    const Problem p = vary_problem(base, "ragged", 50);
+    const Problem p = sim::vary_problem(base, "ragged", 50);
     CHECK(p.ctx[0] == 40000);
     CHECK(p.ctx[3] == 13333);  // (0.5 · 4 − 1) · 40,000 / 3, rounded
     CHECK(static_cast<double>(p.total_ctx()) / 4.0 / 40000.0 == Approx(0.5).epsilon(1e-4));
-    CHECK_THROWS_AS(vary_problem(base, "ragged", 25), InputError);  // 1/batch: the others would have no context
-    CHECK_THROWS_AS(vary_problem(base, "ragged", 101), InputError);
-    CHECK_THROWS_AS(vary_problem(base, "depth", 4), InputError);
-    CHECK_THROWS_AS(vary_problem(base, "heads", 0), InputError);
+    CHECK_THROWS_AS(sim::vary_problem(base, "ragged", 25), InputError);  // 1/batch: the others would have no context
+    CHECK_THROWS_AS(sim::vary_problem(base, "ragged", 101), InputError);
+    CHECK_THROWS_AS(sim::vary_problem(base, "depth", 4), InputError);
+    CHECK_THROWS_AS(sim::vary_problem(base, "heads", 0), InputError);
     CHECK_THROWS_AS(parse_sweep_values("4k,,8k"), InputError);
-    CHECK_THROWS_AS(dtype_bytes("int3"), InputError);
+    CHECK_THROWS_AS(dtype_flag("--dtype", "int3", {DType::fp16, DType::bf16, DType::fp32}), InputError);
 }
