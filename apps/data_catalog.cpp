@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+#include <dlfcn.h>
 
 #include "core/input_error.hpp"
 
@@ -19,10 +19,14 @@ using nlohmann::json;
 
 namespace {
 
-fs::path executable_dir() {
+// The folder of the file this code was linked into: the `leanattn` executable, or libleanattn.so when the
+// C ABI (and through it Python) reads devices and models.
+fs::path binary_dir() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&binary_dir), &info) == 0 || info.dli_fname == nullptr) return {};
     std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe.parent_path();
+    const fs::path file = fs::canonical(info.dli_fname, ec);
+    return ec ? fs::path() : file.parent_path();
 }
 
 bool is_file_reference(const std::string& s) {
@@ -137,8 +141,9 @@ std::string joined(const std::vector<std::string>& names) {
 
 fs::path data_dir() {
     if (const char* env = std::getenv("LEANATTN_DATA"); env && *env) return fs::path(env);
-    const fs::path exe = executable_dir();
-    for (const fs::path& candidate : {exe / ".." / "data", exe / ".." / ".." / "data", fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
+    const fs::path bin = binary_dir();
+    for (const fs::path& candidate :
+         {bin / ".." / "share" / "leanattn" / "data", bin / ".." / "data", bin / ".." / ".." / "data", fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
         std::error_code ec;
         if (!candidate.empty() && fs::is_directory(candidate / "devices", ec)) return candidate;
     }

@@ -1,7 +1,8 @@
 // data_catalog.hpp — devices and models from data/ (data/devices/*.json, data/models/*.json).
 //
-// data/ is found through $LEANATTN_DATA, then next to the executable (../data, ../../data), then in the
-// source tree the binary was built from. Malformed files are refused with InputError naming the file.
+// data/ is found through $LEANATTN_DATA, then beside the binary that holds this code (the executable, or
+// libleanattn.so): ../share/leanattn/data (an installed tree), ../data, ../../data (a build tree); then in the
+// source tree it was built from. Malformed files are refused with InputError naming the file.
 #pragma once
 
 #include <cstdint>

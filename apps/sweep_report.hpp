@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cmd_sweep.hpp"
+#include "core/device_spec.hpp"
+#include "core/problem.hpp"
+#include "sim/sweep.hpp"
 
 namespace leanattn::app {
 

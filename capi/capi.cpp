@@ -1,0 +1,103 @@
+// capi.cpp — the C ABI's plans: make one from a problem's shape, size its workspace, run it.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "convert.hpp"
+#include "core/input_error.hpp"
+#include "core/schedule_table.hpp"
+#include "cpu/executor.hpp"
+#include "data_catalog.hpp"
+#include "gpu_backend.hpp"
+#include "schedule_json.hpp"
+#include "status.hpp"
+
+#ifndef LEANATTN_VERSION
+#define LEANATTN_VERSION "unknown"
+#endif
+
+struct leanattn_plan {
+    leanattn::Schedule schedule;
+    leanattn::DType dtype;
+    leanattn_device_kind device;
+    int cuda_device;
+};
+
+namespace leanattn::capi {
+
+namespace {
+thread_local std::string last_error_message;
+}  // namespace
+
+void set_last_error(const std::string& message) { last_error_message = message; }
+const char* last_error() { return last_error_message.c_str(); }
+
+char* c_string(const std::string& text) {
+    auto* out = static_cast<char*>(std::malloc(text.size() + 1));
+    if (out == nullptr) throw std::bad_alloc();
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    return out;
+}
+
+}  // namespace leanattn::capi
+
+using namespace leanattn;
+
+extern "C" {
+
+const char* leanattn_last_error(void) { return capi::last_error(); }
+const char* leanattn_version(void) { return LEANATTN_VERSION; }
+int leanattn_has_cuda(void) { return capi::gpu::built() ? 1 : 0; }
+
+leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_dtype dtype, leanattn_device_kind device,
+                                     const leanattn_plan_options* options, leanattn_plan** plan) {
+    return capi::guarded([&] {
+        if (plan == nullptr) throw InputError("plan", "is NULL (pass the address of a leanattn_plan*)");
+        *plan = nullptr;
+        const Problem p = capi::to_problem(problem);
+        const DType type = capi::to_dtype(dtype);
+        const PlanOptions plan_options = capi::to_plan_options(options);
+        const char* named = options != nullptr ? options->device : nullptr;
+        const int gpu = options != nullptr ? options->cuda_device : 0;
+        DeviceSpec spec;
+        switch (device) {
+            case LEANATTN_DEVICE_CPU: spec = named != nullptr ? app::load_device(named) : DeviceSpec{}; break;
+            case LEANATTN_DEVICE_CUDA:
+                spec = capi::gpu::live_device(gpu, p, type, named != nullptr ? app::load_device(named).timing : DeviceTiming{});
+                break;
+            default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
+        }
+        *plan = new leanattn_plan{make_schedule(p, spec, plan_options), type, device, gpu};
+    });
+}
+
+void leanattn_plan_destroy(leanattn_plan* plan) { delete plan; }
+
+leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t* bytes) {
+    return capi::guarded([&] {
+        if (plan == nullptr || bytes == nullptr) throw InputError("plan", "and bytes must not be NULL");
+        *bytes = plan->device == LEANATTN_DEVICE_CUDA ? capi::gpu::workspace_bytes(plan->cuda_device, plan->schedule) : cpu::workspace_bytes(plan->schedule);
+    });
+}
+
+leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
+    return capi::guarded([&] {
+        if (plan == nullptr || json == nullptr) throw InputError("plan", "and json must not be NULL");
+        *json = capi::c_string(app::schedule_to_json(plan->schedule, tabulate(plan->schedule)).dump(2));
+    });
+}
+
+leanattn_status leanattn_run(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes, void* stream,
+                             int threads) {
+    return capi::guarded([&] {
+        if (plan == nullptr) throw InputError("plan", "is NULL");
+        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
+        if (plan->device == LEANATTN_DEVICE_CUDA) capi::gpu::run(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream);
+        else cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
+    });
+}
+
+void leanattn_free(void* p) { std::free(p); }
+
+}  // extern "C"

@@ -1,0 +1,75 @@
+#include "convert.hpp"
+
+#include <string>
+
+#include "core/input_error.hpp"
+
+namespace leanattn::capi {
+
+Problem to_problem(const leanattn_problem* in) {
+    if (in == nullptr) throw InputError("problem", "is NULL");
+    if (in->ctx == nullptr) throw InputError("problem.ctx", "is NULL (give one context length per request)");
+    if (in->batch <= 0 || in->batch > (std::int64_t{1} << 26)) throw InputError("problem.batch " + std::to_string(in->batch), "must lie in 1..67108864");
+    Problem p;
+    p.batch = in->batch;
+    p.q_heads = in->q_heads;
+    p.kv_heads = in->kv_heads;
+    p.head_dim = in->head_dim;
+    p.q_len = in->q_len;
+    p.tile = in->tile != 0 ? in->tile : default_tile(in->head_dim);
+    p.ctx.assign(in->ctx, in->ctx + in->batch);
+    check_problem(p);
+    return p;
+}
+
+DType to_dtype(leanattn_dtype dtype) {
+    switch (dtype) {
+        case LEANATTN_FP32: return DType::fp32;
+        case LEANATTN_FP16: return DType::fp16;
+        case LEANATTN_BF16: return DType::bf16;
+    }
+    throw InputError("dtype " + std::to_string(static_cast<int>(dtype)), "expected LEANATTN_FP32, LEANATTN_FP16 or LEANATTN_BF16");
+}
+
+Strategy to_strategy(const char* name) {
+    if (name == nullptr) return Strategy::stream_k;
+    if (const auto s = parse_strategy(name)) return *s;
+    throw InputError(std::string("strategy ") + name, "expected stream-k, fixed-split or no-split");
+}
+
+PlanOptions to_plan_options(const leanattn_plan_options* in) {
+    PlanOptions o;
+    if (in == nullptr) return o;
+    o.strategy = to_strategy(in->strategy);
+    o.splits = in->splits;
+    o.grid = in->grid;
+    return o;
+}
+
+DecodeTensors to_tensors(const leanattn_tensors* in, DType dtype) {
+    if (in == nullptr) throw InputError("tensors", "is NULL");
+    DecodeTensors t;
+    t.dtype = dtype;
+    t.q = {in->q.data, in->q.stride_batch, in->q.stride_token, in->q.stride_head};
+    t.o = {in->out.data, in->out.stride_batch, in->out.stride_token, in->out.stride_head};
+    t.lse = {in->lse.data, in->lse.stride_batch, in->lse.stride_head, in->lse.stride_token};
+    const leanattn_kv_cache& c = in->kv;
+    KvCacheView& kv = t.kv;
+    kv.k = c.k;
+    kv.v = c.v;
+    switch (c.layout) {
+        case LEANATTN_KV_STRIDED: kv.layout = KvLayout::strided; break;
+        case LEANATTN_KV_PAGED: kv.layout = KvLayout::paged; break;
+        case LEANATTN_KV_RAGGED: kv.layout = KvLayout::ragged; break;
+        default: throw InputError("kv.layout " + std::to_string(static_cast<int>(c.layout)), "expected strided, paged or ragged");
+    }
+    kv.stride_request = c.stride_request, kv.stride_token = c.stride_token, kv.stride_head = c.stride_head;
+    kv.capacity = c.capacity;
+    kv.block_table = c.block_table, kv.block_table_stride = c.block_table_stride, kv.block_size = c.block_size, kv.num_blocks = c.num_blocks;
+    kv.cu_seqlens = c.cu_seqlens;
+    t.seqlens = in->seqlens;
+    t.softmax_scale = in->softmax_scale;
+    return t;
+}
+
+}  // namespace leanattn::capi

@@ -1,0 +1,17 @@
+// convert.hpp — the C ABI's plain structs as the library's types.
+#pragma once
+
+#include "core/decode_tensors.hpp"
+#include "core/problem.hpp"
+#include "core/schedule.hpp"
+#include "leanattn.h"
+
+namespace leanattn::capi {
+
+Problem to_problem(const leanattn_problem* problem);       // checked (InputError naming the field)
+DType to_dtype(leanattn_dtype dtype);
+Strategy to_strategy(const char* name);                     // NULL: stream-k
+PlanOptions to_plan_options(const leanattn_plan_options* options);
+DecodeTensors to_tensors(const leanattn_tensors* tensors, DType dtype);
+
+}  // namespace leanattn::capi

@@ -1,0 +1,18 @@
+// gpu_backend.hpp — what the C ABI needs of the CUDA code, behind one seam: gpu_backend_cuda.cpp when the
+// library is built with its kernels, gpu_backend_absent.cpp (which refuses CUDA plans) otherwise.
+#pragma once
+
+#include <cstddef>
+
+#include "core/decode_tensors.hpp"
+#include "core/schedule.hpp"
+
+namespace leanattn::capi::gpu {
+
+// Every call but built() first makes `device` (a GPU ordinal) current for the library's CUDA runtime.
+bool built();
+DeviceSpec live_device(int device, const Problem& shape, DType dtype, const DeviceTiming& timing);
+std::size_t workspace_bytes(int device, const Schedule& plan);
+void run(int device, const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, void* stream);
+
+}  // namespace leanattn::capi::gpu

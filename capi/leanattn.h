@@ -1,0 +1,134 @@
+/* leanattn.h — the C ABI of leanattn: LeanAttention's stream-K decode attention, for FFI users and the
+ * Python package.
+ *
+ * Make a plan once from a problem's shape (the context lengths each request's cache can hold), query its
+ * workspace size, then run it at every decode step on tensors the caller owns:
+ *
+ *     leanattn_plan* plan;
+ *     if (leanattn_plan_create(&problem, LEANATTN_FP16, LEANATTN_DEVICE_CUDA, &options, &plan) != LEANATTN_OK)
+ *         fprintf(stderr, "%s\n", leanattn_last_error());
+ *     size_t bytes; leanattn_plan_workspace_bytes(plan, &bytes);        // allocate once (cudaMalloc)
+ *     leanattn_run(plan, &tensors, workspace, bytes, stream, 0);         // every step; graph-capturable
+ *     leanattn_plan_destroy(plan);
+ *
+ * Handles are opaque; every function returns a status and, on failure, sets a message for this thread
+ * (leanattn_last_error). No function writes anything when it fails. Strides count elements; the head
+ * dimension must be contiguous. Shapes:
+ *   q, out       (batch, q_len, q_heads, head_dim)
+ *   softmax_lse  (batch, q_heads, q_len) float32, optional
+ *   k, v         strided: request b's token t of kv-head h at b·stride_request + t·stride_token + h·stride_head
+ *                (the padded (B, Hkv, N, d) cache and the token-major (B, N, Hkv, d) one);
+ *                paged: (num_blocks, block_size, kv_heads, head_dim) with a (batch, max_blocks) int32 table;
+ *                ragged: request b's tokens at rows cu_seqlens[b] … of one tensor
+ *   seqlens      (batch) int32: each request's tokens, its q_len new ones included
+ * CPU plans take host memory (and check every length and block id); CUDA plans take device memory on the
+ * current device and run on `stream` without allocating or synchronising. */
+#ifndef LEANATTN_H
+#define LEANATTN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define LEANATTN_API __declspec(dllexport)
+#else
+#define LEANATTN_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum leanattn_status {
+    LEANATTN_OK = 0,
+    LEANATTN_ERROR_INVALID_ARGUMENT = 1, /* bad input: a shape, a stride, a length, an option */
+    LEANATTN_ERROR_RUNTIME = 2,          /* the machine failed: a CUDA error, an unreadable data file */
+    LEANATTN_ERROR_OUT_OF_MEMORY = 3,
+    LEANATTN_ERROR_INTERNAL = 4          /* a bug in leanattn: please report it with the message */
+} leanattn_status;
+
+typedef enum leanattn_dtype { LEANATTN_FP32 = 0, LEANATTN_FP16 = 1, LEANATTN_BF16 = 2 } leanattn_dtype;
+typedef enum leanattn_device_kind { LEANATTN_DEVICE_CPU = 0, LEANATTN_DEVICE_CUDA = 1 } leanattn_device_kind;
+typedef enum leanattn_kv_layout { LEANATTN_KV_STRIDED = 0, LEANATTN_KV_PAGED = 1, LEANATTN_KV_RAGGED = 2 } leanattn_kv_layout;
+
+typedef struct leanattn_problem {
+    int64_t batch, q_heads, kv_heads, head_dim, q_len;
+    int64_t tile;       /* LeanTile in tokens; 0: 256 for head_dim <= 64, else 128 */
+    const int64_t* ctx; /* (batch) context lengths; for a plan, the tokens each request's cache can hold */
+} leanattn_problem;
+
+typedef struct leanattn_plan_options {
+    const char* strategy; /* "stream-k" (NULL), "fixed-split", "no-split"; reports also take "all" */
+    int64_t splits;       /* fixed-split: splits per output; 0: FlashAttention-2's heuristic */
+    int64_t grid;         /* stream-k: CTAs; 0: every resident CTA slot */
+    const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters
+                             (and, on the CPU and in reports, the SMs planned for); NULL: the built-in H100
+                             figures for plans, h100-sxm for reports. A CUDA plan always takes its SM count
+                             and CTAs per SM from the GPU itself. */
+    int cuda_device;      /* CUDA plans: the GPU's ordinal, whose SMs the plan fills and where it runs */
+} leanattn_plan_options;
+
+typedef struct leanattn_head_tensor {
+    void* data;
+    int64_t stride_batch, stride_token, stride_head;
+} leanattn_head_tensor;
+
+typedef struct leanattn_lse_tensor {
+    float* data; /* NULL: no LSE */
+    int64_t stride_batch, stride_head, stride_token;
+} leanattn_lse_tensor;
+
+typedef struct leanattn_kv_cache {
+    const void* k;
+    const void* v;
+    leanattn_kv_layout layout;
+    int64_t stride_request, stride_token, stride_head;
+    int64_t capacity;            /* strided: tokens per request; paged: max_blocks * block_size */
+    const int32_t* block_table;  /* paged */
+    int64_t block_table_stride;  /* paged: elements between requests' rows */
+    int64_t block_size;          /* paged */
+    int64_t num_blocks;          /* paged */
+    const int32_t* cu_seqlens;   /* ragged: (batch + 1) */
+} leanattn_kv_cache;
+
+typedef struct leanattn_tensors {
+    leanattn_head_tensor q;
+    leanattn_head_tensor out;
+    leanattn_lse_tensor lse;
+    leanattn_kv_cache kv;
+    const int32_t* seqlens;
+    float softmax_scale; /* 0: 1/sqrt(head_dim) */
+} leanattn_tensors;
+
+typedef struct leanattn_plan leanattn_plan;
+
+/* The message of this thread's last failure ("" when none). Valid until the next call on this thread. */
+LEANATTN_API const char* leanattn_last_error(void);
+LEANATTN_API const char* leanattn_version(void);
+/* 1 when this library was built with its CUDA kernels. */
+LEANATTN_API int leanattn_has_cuda(void);
+
+LEANATTN_API leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_dtype dtype, leanattn_device_kind device,
+                                                  const leanattn_plan_options* options, leanattn_plan** plan);
+LEANATTN_API void leanattn_plan_destroy(leanattn_plan* plan);
+LEANATTN_API leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t* bytes);
+/* The plan as `leanattn schedule --format json` prints it; free with leanattn_free. */
+LEANATTN_API leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json);
+
+/* One decode step. `stream` is a cudaStream_t for CUDA plans (NULL: the default stream) and ignored on the
+ * CPU; `threads` is the CPU's thread count (0: all cores) and ignored on the GPU. */
+LEANATTN_API leanattn_status leanattn_run(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes,
+                                          void* stream, int threads);
+
+/* What `leanattn schedule --format json` and `leanattn simulate --format json` print for a problem; `dtype`
+ * sets the simulated K/V element size. Free the string with leanattn_free. */
+LEANATTN_API leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json);
+LEANATTN_API leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype,
+                                                    char** json);
+LEANATTN_API void leanattn_free(void* p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LEANATTN_H */

@@ -1,0 +1,52 @@
+// reports.cpp — `leanattn schedule` and `leanattn simulate` as JSON through the C ABI: the CLI's own
+// writers, so a Python dict holds exactly what the command line prints.
+#include <string>
+
+#include "convert.hpp"
+#include "core/input_error.hpp"
+#include "core/schedule_table.hpp"
+#include "data_catalog.hpp"
+#include "schedule_json.hpp"
+#include "sim/simulation.hpp"
+#include "simulation_report.hpp"
+#include "status.hpp"
+
+using namespace leanattn;
+
+namespace {
+
+DeviceSpec report_device(const leanattn_plan_options* options) {
+    return app::load_device(options != nullptr && options->device != nullptr ? options->device : "h100-sxm");
+}
+
+}  // namespace
+
+extern "C" {
+
+leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json) {
+    return capi::guarded([&] {
+        if (json == nullptr) throw InputError("json", "is NULL");
+        const Schedule s = make_schedule(capi::to_problem(problem), report_device(options), capi::to_plan_options(options));
+        *json = capi::c_string(app::schedule_to_json(s, tabulate(s)).dump(2));
+    });
+}
+
+leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype, char** json) {
+    return capi::guarded([&] {
+        if (json == nullptr) throw InputError("json", "is NULL");
+        const Problem p = capi::to_problem(problem);
+        const DeviceSpec device = report_device(options);
+        const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
+        leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
+        if (all) one.strategy = nullptr;
+        const std::vector<Strategy> strategies =
+            all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{capi::to_strategy(one.strategy)};
+        sim::SimOptions sim_options;
+        sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
+        const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, capi::to_plan_options(&one), strategies, sim_options);
+        const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results};
+        *json = capi::c_string(app::simulation_to_json(report).dump(2));
+    });
+}
+
+}  // extern "C"

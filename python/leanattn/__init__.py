@@ -1,0 +1,31 @@
+"""leanattn: LeanAttention's stream-K decode attention on PyTorch tensors (CPU and CUDA), plus the planner and
+simulator of the leanattn toolkit.
+
+    out = leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None,
+                          strategy="stream-k", return_lse=False)
+    plan = leanattn.DecodePlan(q, k_cache, v_cache, block_table)      # for CUDA graphs: plan.run(..., out=out)
+    leanattn.schedule(batch=1, heads=2, head_dim=64, ctx=1280, device="paper-5sm")   # the CLI's JSON, as a dict
+    leanattn.simulate(batch=6, heads=48, head_dim=64, ctx=65536)
+"""
+from ._library import has_cuda, version, InternalError
+from ._torch_op import registered as custom_op_registered
+from .decode import DecodePlan, decode_impl
+from .reports import schedule, simulate
+
+__version__ = version()
+
+
+def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, strategy="stream-k", return_lse=False):
+    """Attention of q over the first cache_seqlens tokens of each request's cache (shapes: leanattn.decode's module
+    docstring). Returns out, or (out, softmax_lse) with return_lse. Raises TypeError/ValueError naming the
+    argument for a wrong device, dtype, shape, stride, a length beyond the cache or a block table out of range;
+    nothing is written then."""
+    if custom_op_registered:
+        import torch
+        out, lse = torch.ops.leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table,
+                                             0.0 if softmax_scale is None else float(softmax_scale), strategy)
+        return (out, lse) if return_lse else out
+    return decode_impl(q, k_cache, v_cache, cache_seqlens, block_table, softmax_scale, strategy, return_lse)
+
+
+__all__ = ["decode", "DecodePlan", "schedule", "simulate", "has_cuda", "version", "InternalError", "__version__"]

@@ -1,0 +1,141 @@
+"""The C ABI (leanattn.h) through ctypes: the library, its structs, and its status codes as Python exceptions.
+
+ctypes keeps the package independent of the PyTorch version: it needs only a tensor's data_ptr(), strides and
+dtype, which every PyTorch has, so the same package runs on a GPU machine's PyTorch and on Debian's CPU build.
+"""
+import ctypes
+import os
+import pathlib
+
+_HERE = pathlib.Path(__file__).resolve().parent
+# Where libleanattn.so may be: $LEANATTN_LIBRARY; beside the package (a wheel); an installed tree
+# (P/lib/python/leanattn → P/lib); a build tree next to the sources (python/leanattn → build/capi).
+_CANDIDATES = [
+    _HERE / "libleanattn.so",
+    _HERE.parent.parent / "libleanattn.so",
+    _HERE.parent.parent / "build" / "capi" / "libleanattn.so",
+]
+
+
+def _load():
+    explicit = os.environ.get("LEANATTN_LIBRARY")
+    paths = [pathlib.Path(explicit)] if explicit else _CANDIDATES
+    for path in paths:
+        if path.is_file():
+            return ctypes.CDLL(str(path))
+    tried = ", ".join(str(p) for p in paths)
+    raise ImportError(f"leanattn: cannot find libleanattn.so (tried {tried}); build it (./scripts/build.sh) "
+                      "or set LEANATTN_LIBRARY to its path")
+
+
+lib = _load()
+
+OK, INVALID_ARGUMENT, RUNTIME, OUT_OF_MEMORY, INTERNAL = 0, 1, 2, 3, 4
+FP32, FP16, BF16 = 0, 1, 2
+DEVICE_CPU, DEVICE_CUDA = 0, 1
+KV_STRIDED, KV_PAGED, KV_RAGGED = 0, 1, 2
+
+i64 = ctypes.c_int64
+i32p = ctypes.POINTER(ctypes.c_int32)
+
+
+class Problem(ctypes.Structure):
+    _fields_ = [("batch", i64), ("q_heads", i64), ("kv_heads", i64), ("head_dim", i64), ("q_len", i64), ("tile", i64),
+                ("ctx", ctypes.POINTER(i64))]
+
+
+class PlanOptions(ctypes.Structure):
+    _fields_ = [("strategy", ctypes.c_char_p), ("splits", i64), ("grid", i64), ("device", ctypes.c_char_p), ("cuda_device", ctypes.c_int)]
+
+
+class HeadTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("stride_batch", i64), ("stride_token", i64), ("stride_head", i64)]
+
+
+class LseTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("stride_batch", i64), ("stride_head", i64), ("stride_token", i64)]
+
+
+class KvCache(ctypes.Structure):
+    _fields_ = [("k", ctypes.c_void_p), ("v", ctypes.c_void_p), ("layout", ctypes.c_int), ("stride_request", i64), ("stride_token", i64),
+                ("stride_head", i64), ("capacity", i64), ("block_table", ctypes.c_void_p), ("block_table_stride", i64),
+                ("block_size", i64), ("num_blocks", i64), ("cu_seqlens", ctypes.c_void_p)]
+
+
+class Tensors(ctypes.Structure):
+    _fields_ = [("q", HeadTensor), ("out", HeadTensor), ("lse", LseTensor), ("kv", KvCache), ("seqlens", ctypes.c_void_p),
+                ("softmax_scale", ctypes.c_float)]
+
+
+class Plan(ctypes.Structure):
+    """Opaque."""
+
+
+PlanP = ctypes.POINTER(Plan)
+_status = ctypes.c_int
+
+lib.leanattn_last_error.restype = ctypes.c_char_p
+lib.leanattn_version.restype = ctypes.c_char_p
+lib.leanattn_has_cuda.restype = ctypes.c_int
+lib.leanattn_plan_create.argtypes = [ctypes.POINTER(Problem), ctypes.c_int, ctypes.c_int, ctypes.POINTER(PlanOptions), ctypes.POINTER(PlanP)]
+lib.leanattn_plan_create.restype = _status
+lib.leanattn_plan_destroy.argtypes = [PlanP]
+lib.leanattn_plan_destroy.restype = None
+lib.leanattn_plan_workspace_bytes.argtypes = [PlanP, ctypes.POINTER(ctypes.c_size_t)]
+lib.leanattn_plan_workspace_bytes.restype = _status
+lib.leanattn_plan_json.argtypes = [PlanP, ctypes.POINTER(ctypes.c_void_p)]
+lib.leanattn_plan_json.restype = _status
+lib.leanattn_run.argtypes = [PlanP, ctypes.POINTER(Tensors), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int]
+lib.leanattn_run.restype = _status
+lib.leanattn_schedule_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.POINTER(ctypes.c_void_p)]
+lib.leanattn_schedule_json.restype = _status
+lib.leanattn_simulate_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
+lib.leanattn_simulate_json.restype = _status
+lib.leanattn_free.argtypes = [ctypes.c_void_p]
+lib.leanattn_free.restype = None
+
+
+class InternalError(RuntimeError):
+    """A bug in leanattn (its C++ code raised something it should not): please report the message."""
+
+
+def check(status):
+    """Raises the Python exception for a non-zero status, with the library's message."""
+    if status == OK:
+        return
+    message = lib.leanattn_last_error().decode()
+    if status == INVALID_ARGUMENT:
+        raise ValueError(message)
+    if status == OUT_OF_MEMORY:
+        raise MemoryError(message)
+    if status == INTERNAL:
+        raise InternalError(message)
+    raise RuntimeError(message)
+
+
+def take_string(call, *args):
+    """Calls a function that returns a malloc'ed string through its last argument, frees it, returns it."""
+    out = ctypes.c_void_p()
+    check(call(*args, ctypes.byref(out)))
+    try:
+        return ctypes.string_at(out.value).decode()
+    finally:
+        lib.leanattn_free(out)
+
+
+def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0):
+    """A Problem struct and the array it points to (keep both alive while the struct is used)."""
+    ctx_array = (i64 * len(ctx))(*ctx)
+    return Problem(batch, q_heads, kv_heads, head_dim, q_len, tile, ctx_array), ctx_array
+
+
+def make_options(strategy=None, splits=0, grid=0, device=None, cuda_device=0):
+    return PlanOptions(strategy.encode() if strategy else None, splits, grid, device.encode() if device else None, cuda_device)
+
+
+def version():
+    return lib.leanattn_version().decode()
+
+
+def has_cuda():
+    return bool(lib.leanattn_has_cuda())

@@ -1,0 +1,197 @@
+"""leanattn.decode and DecodePlan: decode attention on PyTorch tensors, with flash_attn_with_kvcache's shapes.
+
+    q             (batch, q_len, q_heads, head_dim)
+    k_cache       (batch, N, kv_heads, head_dim), or with block_table a paged cache
+                  (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides)
+    cache_seqlens (batch,) int32: each request's tokens, the q_len new ones included
+    block_table   (batch, max_blocks) int32, or None
+    returns       out (batch, q_len, q_heads, head_dim) in q's dtype [, softmax_lse (batch, q_heads, q_len) float32]
+
+CUDA tensors run the fused kernel on torch's current stream; CPU tensors run the CPU executor. Query token i of
+q_len sees the first seqlen - q_len + i + 1 tokens (causal among the new tokens).
+"""
+import ctypes
+import math
+
+import torch
+
+from . import _library as L
+
+_DTYPES = {torch.float32: L.FP32, torch.float16: L.FP16, torch.bfloat16: L.BF16}
+_CUDA_DTYPES = (torch.float16, torch.bfloat16)
+
+
+def _require_tensor(name, t):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+
+
+def _require(condition, error, message):
+    if not condition:
+        raise error(message)
+
+
+class _Shape:
+    """What a plan is made for, read from the tensors and checked against each other."""
+
+    def __init__(self, q, k_cache, v_cache, block_table):
+        for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+            _require_tensor(name, t)
+            _require(t.dim() == 4, ValueError, f"{name} must have 4 dimensions, got shape {tuple(t.shape)}")
+            _require(t.device == q.device, ValueError, f"{name} is on {t.device} but q is on {q.device}")
+        _require(q.dtype in _DTYPES, TypeError, f"q: dtype {q.dtype} is not float16, bfloat16 or float32")
+        if q.is_cuda:
+            _require(q.dtype in _CUDA_DTYPES, TypeError, f"q: the CUDA kernels take float16 or bfloat16, got {q.dtype}")
+        elif q.device.type != "cpu":
+            raise ValueError(f"q is on {q.device}: leanattn runs on CPU and CUDA tensors")
+        for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+            _require(t.dtype == q.dtype, TypeError, f"{name} has dtype {t.dtype} but q has {q.dtype}")
+        _require(k_cache.shape == v_cache.shape, ValueError, f"v_cache has shape {tuple(v_cache.shape)} but k_cache {tuple(k_cache.shape)}")
+        _require(k_cache.stride() == v_cache.stride(), ValueError, f"v_cache has strides {v_cache.stride()} but k_cache {k_cache.stride()}")
+        for name, t in (("q", q), ("k_cache", k_cache)):
+            _require(t.stride(3) == 1, ValueError, f"{name}: the head dimension must be contiguous (stride 1), got strides {t.stride()}")
+        self.batch, self.q_len, self.q_heads, self.head_dim = q.shape
+        self.kv_heads = k_cache.shape[2]
+        _require(k_cache.shape[3] == self.head_dim, ValueError, f"k_cache has head_dim {k_cache.shape[3]} but q has {self.head_dim}")
+        _require(self.q_heads % self.kv_heads == 0, ValueError,
+                 f"q has {self.q_heads} heads, not a multiple of k_cache's {self.kv_heads} kv heads")
+        self.paged = block_table is not None
+        if self.paged:
+            _require_tensor("block_table", block_table)
+            _require(block_table.dtype == torch.int32, TypeError, f"block_table must be int32, got {block_table.dtype}")
+            _require(block_table.dim() == 2 and block_table.shape[0] == self.batch, ValueError,
+                     f"block_table must have shape (batch={self.batch}, max_blocks), got {tuple(block_table.shape)}")
+            _require(block_table.device == q.device, ValueError, f"block_table is on {block_table.device} but q is on {q.device}")
+            _require(block_table.stride(1) == 1, ValueError, "block_table: its rows must be contiguous")
+            self.block_size = k_cache.shape[1]
+            _require(1 <= self.block_size <= 256, ValueError, f"k_cache: block size {self.block_size} is not in 1..256")
+            self.num_blocks = k_cache.shape[0]
+            self.capacity = block_table.shape[1] * self.block_size
+        else:
+            _require(k_cache.shape[0] == self.batch, ValueError, f"k_cache holds {k_cache.shape[0]} requests but q has {self.batch}")
+            self.capacity = k_cache.shape[1]
+        _require(self.capacity >= self.q_len, ValueError, f"the cache holds {self.capacity} tokens per request, fewer than q_len {self.q_len}")
+
+    def key(self, q):
+        return (q.device, q.dtype, self.batch, self.q_len, self.q_heads, self.kv_heads, self.head_dim, self.paged, self.capacity)
+
+
+def _check_lengths(shape, cache_seqlens, block_table):
+    """Every length in [q_len, capacity] and every block id a length reaches inside the cache: ValueError otherwise.
+    On the GPU this reads one flag back (a synchronisation), so it is skipped while a CUDA graph is captured."""
+    if cache_seqlens.is_cuda and torch.cuda.is_current_stream_capturing():
+        return
+    lengths = cache_seqlens.to(torch.int64)
+    bad_length = (lengths < shape.q_len) | (lengths > shape.capacity)
+    flags = [bad_length.any()]
+    if shape.paged:
+        reached = torch.arange(block_table.shape[1], device=block_table.device)[None, :] * shape.block_size < lengths[:, None]
+        ids = block_table.to(torch.int64)
+        flags.append((reached & ((ids < 0) | (ids >= shape.num_blocks))).any())
+    found = torch.stack(flags).cpu()
+    if found[0]:
+        b = int(bad_length.nonzero()[0, 0])
+        raise ValueError(f"cache_seqlens: request {b} has {int(lengths[b])} tokens; each needs between q_len ({shape.q_len}) "
+                         f"and what its cache holds ({shape.capacity})")
+    if shape.paged and found[1]:
+        raise ValueError(f"block_table: an entry a request's length reaches is not a block of the cache (0 to {shape.num_blocks - 1})")
+
+
+class DecodePlan:
+    """A plan and its workspace, made once for the shapes of q and the cache; run() at every decode step.
+
+    run() allocates nothing when given `out` (and `lse`) and check_lengths=False, and enqueues its kernels on
+    torch's current stream: capture it in a CUDA graph, then update cache_seqlens (and block_table) in place
+    between replays. The plan is made for the cache's capacity; each run derives its per-request work from
+    the live lengths on the device."""
+
+    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None):
+        self.shape = _Shape(q, k_cache, v_cache, block_table)
+        s = self.shape
+        self.device = q.device
+        self.dtype = q.dtype
+        problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * s.batch)
+        cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
+        options = L.make_options(strategy, splits, 0, device, cuda_device)
+        kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU
+        self._plan = L.PlanP()
+        L.check(L.lib.leanattn_plan_create(ctypes.byref(problem), _DTYPES[q.dtype], kind, ctypes.byref(options), ctypes.byref(self._plan)))
+        size = ctypes.c_size_t()
+        L.check(L.lib.leanattn_plan_workspace_bytes(self._plan, ctypes.byref(size)))
+        self.workspace = torch.empty(max(size.value, 1), dtype=torch.uint8, device=q.device)
+
+    def __del__(self):
+        plan = getattr(self, "_plan", None)
+        if plan:
+            L.lib.leanattn_plan_destroy(plan)
+            self._plan = None
+
+    def to_dict(self):
+        """The plan as `leanattn schedule --format json` prints it (for the cache's capacity)."""
+        import json
+        return json.loads(L.take_string(L.lib.leanattn_plan_json, self._plan))
+
+    def run(self, q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, *, out=None, lse=None, return_lse=False,
+            check_lengths=True):
+        shape = _Shape(q, k_cache, v_cache, block_table)
+        if shape.key(q) != self.shape.key(q) or q.device != self.device or q.dtype != self.dtype:
+            raise ValueError("q and the cache do not have the shapes, dtype or device this plan was made for")
+        _require_tensor("cache_seqlens", cache_seqlens)
+        _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype}")
+        _require(tuple(cache_seqlens.shape) == (shape.batch,), ValueError,
+                 f"cache_seqlens must have shape ({shape.batch},), got {tuple(cache_seqlens.shape)}")
+        _require(cache_seqlens.device == q.device, ValueError, f"cache_seqlens is on {cache_seqlens.device} but q is on {q.device}")
+        _require(cache_seqlens.is_contiguous(), ValueError, "cache_seqlens must be contiguous")
+        scale = 0.0 if softmax_scale is None else float(softmax_scale)
+        _require(math.isfinite(scale) and scale >= 0.0, ValueError, f"softmax_scale must be a finite positive number, got {softmax_scale}")
+        if out is None:
+            out = torch.empty_like(q, memory_format=torch.contiguous_format)
+        _require(out.shape == q.shape and out.dtype == q.dtype and out.device == q.device, ValueError,
+                 "out must have q's shape, dtype and device")
+        _require(out.stride(3) == 1, ValueError, "out: the head dimension must be contiguous")
+        want_lse = return_lse or lse is not None
+        if want_lse and lse is None:
+            lse = torch.empty((shape.batch, shape.q_heads, shape.q_len), dtype=torch.float32, device=q.device)
+        if lse is not None:
+            _require(tuple(lse.shape) == (shape.batch, shape.q_heads, shape.q_len) and lse.dtype == torch.float32 and lse.device == q.device,
+                     ValueError, f"lse must be float32 of shape ({shape.batch}, {shape.q_heads}, {shape.q_len}) on {q.device}")
+        if check_lengths:
+            _check_lengths(shape, cache_seqlens, block_table)
+        tensors = L.Tensors()
+        tensors.q = L.HeadTensor(q.data_ptr(), q.stride(0), q.stride(1), q.stride(2))
+        tensors.out = L.HeadTensor(out.data_ptr(), out.stride(0), out.stride(1), out.stride(2))
+        if lse is not None:
+            tensors.lse = L.LseTensor(lse.data_ptr(), lse.stride(0), lse.stride(1), lse.stride(2))
+        kv = tensors.kv
+        kv.k, kv.v = k_cache.data_ptr(), v_cache.data_ptr()
+        kv.stride_request, kv.stride_token, kv.stride_head = k_cache.stride(0), k_cache.stride(1), k_cache.stride(2)
+        kv.capacity = shape.capacity
+        if shape.paged:
+            kv.layout = L.KV_PAGED
+            kv.block_table, kv.block_table_stride = block_table.data_ptr(), block_table.stride(0)
+            kv.block_size, kv.num_blocks = shape.block_size, shape.num_blocks
+        else:
+            kv.layout = L.KV_STRIDED
+        tensors.seqlens = cache_seqlens.data_ptr()
+        tensors.softmax_scale = scale
+        stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
+        L.check(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+        return (out, lse) if want_lse else out
+
+
+_plans = {}
+
+
+def _cached_plan(q, k_cache, v_cache, block_table, strategy):
+    shape = _Shape(q, k_cache, v_cache, block_table)
+    key = shape.key(q) + (strategy,)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = DecodePlan(q, k_cache, v_cache, block_table, strategy=strategy)
+    return plan
+
+
+def decode_impl(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, strategy="stream-k", return_lse=False):
+    """decode() without the torch.library wrapper."""
+    plan = _cached_plan(q, k_cache, v_cache, block_table, strategy)
+    return plan.run(q, k_cache, v_cache, cache_seqlens, block_table, softmax_scale, return_lse=return_lse)

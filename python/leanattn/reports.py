@@ -1,0 +1,33 @@
+"""leanattn.schedule and leanattn.simulate: what `leanattn schedule --format json` and `leanattn simulate
+--format json` print, as dicts (the CLI's own writers, through the C ABI)."""
+import ctypes
+import json
+
+from . import _library as L
+
+_SIM_DTYPES = {"fp16": L.FP16, "bf16": L.BF16, "fp32": L.FP32}
+
+
+def _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile):
+    ctx = [ctx] * batch if isinstance(ctx, int) else list(ctx)
+    if len(ctx) != batch:
+        raise ValueError(f"ctx gives {len(ctx)} context lengths for a batch of {batch}; give one value, or one per request")
+    return L.make_problem(batch, heads, heads if kv_heads is None else kv_heads, head_dim, q_len, ctx, tile)
+
+
+def schedule(*, batch=1, heads=32, kv_heads=None, head_dim=128, ctx=4096, q_len=1, tile=0, strategy="stream-k", splits=0, grid=0,
+             device="h100-sxm"):
+    """The plan of one strategy for a problem: {"strategy", "grid", "launches", "total_tiles", "device", "problem", "ctas", "outputs"}."""
+    problem, _keep = _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile)
+    options = L.make_options(strategy, splits, grid, device)
+    return json.loads(L.take_string(L.lib.leanattn_schedule_json, ctypes.byref(problem), ctypes.byref(options)))
+
+
+def simulate(*, batch=1, heads=32, kv_heads=None, head_dim=128, ctx=4096, q_len=1, tile=0, strategy="all", splits=0, grid=0,
+             device="h100-sxm", dtype="fp16"):
+    """Each strategy played out on a model of the device: {"device", "problem", "dtype", "results": [...]}."""
+    if dtype not in _SIM_DTYPES:
+        raise ValueError(f"dtype {dtype!r}: expected fp16, bf16 or fp32")
+    problem, _keep = _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile)
+    options = L.make_options(strategy, splits, grid, device)
+    return json.loads(L.take_string(L.lib.leanattn_simulate_json, ctypes.byref(problem), ctypes.byref(options), _SIM_DTYPES[dtype]))
