@@ -2,7 +2,7 @@
 # Installs the Debian packages leanattn builds with, when any is missing (needs root, or sudo).
 # CUDA (nvcc) is optional and never installed here: CUDA parts build when it is found.
 set -euo pipefail
-packages=(cmake ninja-build g++ libeigen3-dev catch2 libboost-program-options-dev nlohmann-json3-dev)
+packages=(cmake ninja-build g++ libeigen3-dev catch2 libboost-program-options-dev nlohmann-json3-dev python3-torch python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

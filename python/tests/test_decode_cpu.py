@@ -1,0 +1,72 @@
+"""leanattn.decode on CPU tensors: every cache layout, dtype, strategy and GQA group against float64."""
+import pytest
+import torch
+
+import leanattn
+from conftest import TOLERANCE, make_cache, reference, rel_l2, uniform
+
+
+@pytest.mark.parametrize("layout,block_size", [("token-major", 0), ("padded", 0), ("paged", 1), ("paged", 16), ("paged", 256)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_every_layout_matches_float64(layout, block_size, dtype, generator):
+    batch, capacity, q_heads, kv_heads, d = 3, 300, 8, 2, 64
+    q = uniform((batch, 1, q_heads, d), dtype, generator)
+    k, v, table = make_cache(layout, batch, capacity, kv_heads, d, dtype, generator, block_size or 16)
+    lengths = torch.tensor([300, 1, 137], dtype=torch.int32)
+    out, lse = leanattn.decode(q, k, v, lengths, block_table=table, return_lse=True)
+    ref, ref_lse = reference(q, k, v, lengths, table)
+    assert out.shape == q.shape and out.dtype == dtype
+    assert rel_l2(out, ref) <= TOLERANCE[dtype]
+    assert (lse.double() - ref_lse).abs().max().item() <= 1e-3
+
+
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+@pytest.mark.parametrize("group", [1, 4, 7])
+def test_every_strategy_and_group(strategy, group, generator):
+    q = uniform((2, 1, 3 * group, 32), torch.float32, generator)
+    k, v, _ = make_cache("token-major", 2, 700, 3, 32, torch.float32, generator)
+    lengths = torch.tensor([700, 333], dtype=torch.int32)
+    out = leanattn.decode(q, k, v, lengths, strategy=strategy)
+    assert rel_l2(out, reference(q, k, v, lengths)[0]) <= 1e-5
+
+
+def test_several_query_tokens_decode_causally(generator):
+    q = uniform((2, 4, 4, 32), torch.float32, generator)
+    k, v, table = make_cache("paged", 2, 96, 2, 32, torch.float32, generator, 16)
+    lengths = torch.tensor([96, 40], dtype=torch.int32)
+    out = leanattn.decode(q, k, v, lengths, block_table=table)
+    ref = reference(q, k, v, lengths, table)[0]
+    assert rel_l2(out, ref) <= 1e-5
+    assert not torch.equal(out[:, 0], out[:, 3])  # the first new token sees 3 tokens fewer than the last
+
+
+def test_strided_q_and_a_softmax_scale(generator):
+    wide = uniform((2, 1, 8, 96), torch.float32, generator)
+    q = wide[..., 16:80]  # head_dim 64 taken out of a wider tensor: strides (768, 768, 96, 1)
+    k, v, _ = make_cache("padded", 2, 200, 8, 64, torch.float32, generator)
+    lengths = torch.tensor([200, 5], dtype=torch.int32)
+    out = leanattn.decode(q, k, v, lengths, softmax_scale=0.3)
+    assert rel_l2(out, reference(q, k, v, lengths, scale=0.3)[0]) <= 1e-5
+
+
+def test_a_plan_runs_again_as_lengths_grow(generator):
+    q = uniform((2, 1, 4, 32), torch.float16, generator)
+    k, v, table = make_cache("paged", 2, 64, 2, 32, torch.float16, generator, 8)
+    plan = leanattn.DecodePlan(q, k, v, table)
+    out = torch.full_like(q, float("nan"))
+    lengths = torch.tensor([1, 3], dtype=torch.int32)
+    for step in range(60):  # crosses LeanTile and block boundaries
+        out.fill_(float("nan"))
+        plan.run(q, k, v, lengths, table, out=out)
+        assert rel_l2(out, reference(q, k, v, lengths, table)[0]) <= 1e-3, step
+        lengths += torch.tensor([1, 1], dtype=torch.int32)
+        lengths.clamp_(max=64)
+
+
+def test_the_result_is_bitwise_identical_run_to_run(generator):
+    q = uniform((4, 1, 8, 64), torch.bfloat16, generator)
+    k, v, _ = make_cache("token-major", 4, 1000, 4, 64, torch.bfloat16, generator)
+    lengths = torch.tensor([1000, 10, 999, 517], dtype=torch.int32)
+    first = leanattn.decode(q, k, v, lengths)
+    for _ in range(5):
+        assert torch.equal(leanattn.decode(q, k, v, lengths), first)

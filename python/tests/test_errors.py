@@ -1,0 +1,70 @@
+"""Bad arguments raise TypeError or ValueError naming the argument, and nothing is written."""
+import pytest
+import torch
+
+import leanattn
+from conftest import make_cache, uniform
+
+
+@pytest.fixture
+def case(generator):
+    q = uniform((2, 1, 4, 32), torch.float16, generator)
+    k, v, table = make_cache("paged", 2, 64, 2, 32, torch.float16, generator, 16)
+    return q, k, v, table, torch.tensor([64, 9], dtype=torch.int32)
+
+
+def raises(error, word, call):
+    with pytest.raises(error) as info:
+        call()
+    assert word in str(info.value), str(info.value)
+
+
+def test_wrong_types_and_dtypes(case):
+    q, k, v, table, lengths = case
+    raises(TypeError, "q", lambda: leanattn.decode([1, 2], k, v, lengths, table))
+    raises(TypeError, "k_cache", lambda: leanattn.decode(q, k.float(), v, lengths, table))
+    raises(TypeError, "cache_seqlens", lambda: leanattn.decode(q, k, v, lengths.long(), table))
+    raises(TypeError, "block_table", lambda: leanattn.decode(q, k, v, lengths, table.long()))
+    raises(TypeError, "q", lambda: leanattn.decode(q.to(torch.int16), k, v, lengths, table))
+
+
+def test_wrong_shapes_and_strides(case):
+    q, k, v, table, lengths = case
+    raises(ValueError, "q", lambda: leanattn.decode(q[0], k, v, lengths, table))
+    raises(ValueError, "v_cache", lambda: leanattn.decode(q, k, v[:, :8], lengths, table))
+    raises(ValueError, "head_dim", lambda: leanattn.decode(q[..., :16], k, v, lengths, table))
+    raises(ValueError, "heads", lambda: leanattn.decode(q[:, :, :3], k, v, lengths, table))
+    raises(ValueError, "cache_seqlens", lambda: leanattn.decode(q, k, v, lengths[:1], table))
+    raises(ValueError, "block_table", lambda: leanattn.decode(q, k, v, lengths, table[:1]))
+    transposed = k.transpose(2, 3).contiguous().transpose(2, 3)  # head dim not contiguous
+    raises(ValueError, "contiguous", lambda: leanattn.decode(q, transposed, transposed, lengths, table))
+    raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=float("nan")))
+    raises(ValueError, "strategy", lambda: leanattn.decode(q, k, v, lengths, table, strategy="fastest"))
+
+
+def test_lengths_and_block_ids_out_of_range_write_nothing(case):
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    out = torch.full_like(q, 7.0)
+    for bad_lengths in ([65, 9], [0, 9], [-3, 9]):
+        raises(ValueError, "cache_seqlens", lambda: plan.run(q, k, v, torch.tensor(bad_lengths, dtype=torch.int32), table, out=out))
+    bad_table = table.clone()
+    bad_table[1, 0] = k.shape[0]  # one past the last block, reached by request 1's 9 tokens
+    raises(ValueError, "block_table", lambda: plan.run(q, k, v, lengths, bad_table, out=out))
+    assert torch.all(out == 7.0)
+    # The C library checks too (it reads host memory): with the Python check off it still refuses.
+    raises(ValueError, "block_table", lambda: plan.run(q, k, v, lengths, bad_table, out=out, check_lengths=False))
+    raises(ValueError, "cache_seqlens", lambda: plan.run(q, k, v, torch.tensor([65, 9], dtype=torch.int32), table, out=out, check_lengths=False))
+    assert torch.all(out == 7.0)
+
+
+def test_a_plan_refuses_other_shapes(case):
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    raises(ValueError, "plan", lambda: plan.run(q[:, :, :2], k, v, lengths, table))
+
+
+def test_devices_must_agree(case):
+    q, k, v, table, lengths = case
+    meta = torch.empty(k.shape, dtype=k.dtype, device="meta")
+    raises(ValueError, "k_cache", lambda: leanattn.decode(q, meta, meta, lengths, table))

@@ -1,0 +1,96 @@
+"""leanattn.decode on CUDA tensors: every layout against PyTorch's SDPA and float64, a CUDA graph replayed while
+the lengths grow, the custom op under torch.compile, and no allocation inside a planned run. Skipped without a GPU."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import leanattn
+from conftest import TOLERANCE, has_gpu, make_cache, reference, rel_l2, uniform
+
+pytestmark = pytest.mark.skipif(not (has_gpu and leanattn.has_cuda()),
+                                reason="needs a CUDA GPU and a libleanattn built with CUDA")
+
+
+def sdpa(q, k, v, lengths, table=None):
+    """PyTorch's scaled_dot_product_attention, request by request over its first `length` tokens."""
+    batch, q_len, q_heads, d = q.shape
+    out = torch.empty_like(q)
+    for b in range(batch):
+        n = int(lengths[b])
+        if table is None:
+            kb, vb = k[b, :n], v[b, :n]
+        else:
+            ids = table[b, : (n + k.shape[1] - 1) // k.shape[1]].long()
+            kb, vb = k[ids].flatten(0, 1)[:n], v[ids].flatten(0, 1)[:n]
+        group = q_heads // kb.shape[1]
+        kb = kb.transpose(0, 1).repeat_interleave(group, 0)[None]
+        vb = vb.transpose(0, 1).repeat_interleave(group, 0)[None]
+        mask = torch.ones(q_len, n, dtype=torch.bool, device=q.device).tril(n - q_len)
+        out[b] = F.scaled_dot_product_attention(q[b].transpose(0, 1)[None], kb, vb, attn_mask=mask)[0].transpose(0, 1)
+    return out
+
+
+@pytest.mark.parametrize("layout,block_size", [("token-major", 0), ("padded", 0), ("paged", 1), ("paged", 16), ("paged", 256)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("group,d", [(1, 64), (2, 128), (4, 128), (8, 64)])
+def test_every_layout_matches_sdpa_and_float64(layout, block_size, dtype, group, d, generator):
+    batch, capacity, kv_heads = 3, 1500, 2
+    q = uniform((batch, 1, kv_heads * group, d), dtype, generator, "cuda")
+    k, v, table = make_cache(layout, batch, capacity, kv_heads, d, dtype, generator, block_size or 16, "cuda")
+    lengths = torch.tensor([1500, 1, 700], dtype=torch.int32, device="cuda")
+    for strategy in ("stream-k", "fixed-split", "no-split"):
+        out = leanattn.decode(q, k, v, lengths, block_table=table, strategy=strategy)
+        assert rel_l2(out, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[dtype], strategy
+        assert rel_l2(out, sdpa(q, k, v, lengths, table).double().cpu()) <= 2 * TOLERANCE[dtype], strategy
+
+
+def test_a_captured_step_replays_for_100_steps_while_lengths_grow(generator):
+    batch, capacity, q_heads, kv_heads, d, block = 4, 1024, 32, 8, 128, 16
+    q = uniform((batch, 1, q_heads, d), torch.float16, generator, "cuda")
+    k, v, table = make_cache("paged", batch, capacity, kv_heads, d, torch.float16, generator, block, "cuda")
+    lengths = torch.tensor([1, 120, 127, 500], dtype=torch.int32, device="cuda")
+    plan = leanattn.DecodePlan(q, k, v, table)
+    out = torch.empty_like(q)
+    plan.run(q, k, v, lengths, table, out=out)  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        plan.run(q, k, v, lengths, table, out=out, check_lengths=False)
+    for step in range(100):
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert rel_l2(out, sdpa(q, k, v, lengths, table).double().cpu()) <= 2e-3, step
+        lengths.add_(torch.tensor([1, 1, 1, 5], dtype=torch.int32, device="cuda"))  # LeanTile (128) and block (16) boundaries
+
+
+def test_a_planned_run_allocates_nothing(generator):
+    q = uniform((8, 1, 32, 128), torch.bfloat16, generator, "cuda")
+    k, v, _ = make_cache("token-major", 8, 4096, 8, 128, torch.bfloat16, generator, 16, "cuda")
+    lengths = torch.full((8,), 4000, dtype=torch.int32, device="cuda")
+    plan = leanattn.DecodePlan(q, k, v)
+    out = torch.empty_like(q)
+    plan.run(q, k, v, lengths, out=out, check_lengths=False)
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_stats()["allocation.all.allocated"]
+    reserved = torch.cuda.memory_reserved()
+    for _ in range(50):
+        plan.run(q, k, v, lengths, out=out, check_lengths=False)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == before
+    assert torch.cuda.memory_reserved() == reserved
+
+
+@pytest.mark.skipif(not leanattn.custom_op_registered, reason="this PyTorch has no torch.library.custom_op")
+def test_the_custom_op_compiles_without_a_graph_break(generator):
+    q = uniform((2, 1, 8, 64), torch.float16, generator, "cuda")
+    k, v, _ = make_cache("token-major", 2, 512, 2, 64, torch.float16, generator, 16, "cuda")
+    lengths = torch.tensor([512, 100], dtype=torch.int32, device="cuda")
+
+    def step(q, k, v, lengths):
+        return leanattn.decode(q, k, v, lengths) * 2.0
+
+    compiled = torch.compile(step, fullgraph=True)  # fullgraph: a graph break would raise
+    assert rel_l2(compiled(q, k, v, lengths), 2.0 * reference(q, k, v, lengths.cpu())[0]) <= 2e-3

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs a built tree into a fresh prefix, builds examples/consumer against it with find_package(leanattn),
+# runs its C++ and C programs, and imports the installed Python package. usage: check_install.sh BUILD_DIR
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; echo "check_install: failed: $*" >&2; exit 1; }; }
+quiet cmake --install "$build" --prefix "$work/prefix"
+quiet cmake -S "$root/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix"
+quiet cmake --build "$work/consumer"
+"$work/consumer/decode_cpp"
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/decode_c"
+"$work/prefix/bin/leanattn" schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --format json >/dev/null  # finds its installed data/
+if python=$(command -v /usr/bin/python3) && "$python" -c "import torch" 2>/dev/null; then
+  (cd "$work" && PYTHONPATH="$work/prefix/lib/python" "$python" -c "import leanattn; print('python', leanattn.__version__, leanattn.schedule(device='paper-5sm', heads=2, head_dim=64, ctx=1280)['grid'])")
+fi
+echo "install: ok"
