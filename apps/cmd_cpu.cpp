@@ -25,7 +25,7 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
     tensors.fill_random(opt.seed);
     const ReferenceOutput ref = reference_attention(problem, tensors.view());
     const double read_gbps = opt.measure_read ? cpu::measure_read_gbps(threads) : 0.0;
-    const double kv_bytes = static_cast<double>(tensors.kv_bytes_read());
+    const double kv_bytes = static_cast<double>(problem.kv_bytes(dtype_bytes(opt.dtype)));
 
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool ok = true;

@@ -29,6 +29,9 @@ struct Problem {
     std::int64_t tiles_of_output(std::int64_t output) const { return tiles_of_request(request_of(output)); }
     std::int64_t max_ctx() const;
     std::int64_t total_ctx() const;
+    // Bytes of K and V one decode step must read: each request's own tokens, K and V, every KV head. The one
+    // place this is computed (the floor, GB/s and the simulator's traffic all divide by it).
+    std::int64_t kv_bytes(std::int64_t bytes_per_element) const { return 2 * total_ctx() * kv_heads * head_dim * bytes_per_element; }
 };
 
 // The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).

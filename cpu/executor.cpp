@@ -103,9 +103,8 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
             for (CtaWalker walker(plan, g); walker.valid(); walker.advance()) {
                 const Segment& seg = walker.current();
                 lean_tile_run(p, t, tensors::live_tokens(t.kv, t.seqlens, p.request_of(seg.output)), seg, state, scratch);
-                const std::int64_t peers = plan::contributor_count(plan, seg.output);
-                if (peers == 1) {
-                    write_output(p, t, seg.output, state);
+                if (plan::contributor_count(plan, seg.output) == 1) {
+                    store_output(p, t, seg.output, state);
                 } else if (!seg.host || !s.fused_reduction()) {
                     partials.store(g, state);  // un-scaled partial for the host (or the reduce pass)
                     partials.signal(g);
@@ -128,25 +127,25 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
         }
         // Hosts: wait (acquire) for each peer in plan order and merge its partial after the host's own.
         for (DeferredHost& host : deferred) {
-            const std::int64_t peers = plan::contributor_count(plan, host.output);
-            for (std::int64_t i = 1; i < peers; ++i) {
+            const std::int64_t contributors = plan::contributor_count(plan, host.output);
+            for (std::int64_t i = 1; i < contributors; ++i) {  // the host's peers: every contributor but itself
                 const std::int64_t peer = plan::contributor(plan, host.output, i);
                 partials.wait(peer);
                 partials.merge_into(host.state, peer);
             }
-            write_output(p, t, host.output, host.state);
+            store_output(p, t, host.output, host.state);
         }
         // fixed-split's second "launch": every output with several splits merges them in split order.
         if (!s.fused_reduction()) {
 #pragma omp barrier
 #pragma omp for schedule(dynamic)
             for (std::int64_t o = 0; o < p.outputs(); ++o) {
-                const std::int64_t peers = plan::contributor_count(plan, o);
-                if (peers < 2) continue;
+                const std::int64_t contributors = plan::contributor_count(plan, o);
+                if (contributors < 2) continue;
                 SoftmaxState merged;
                 merged.reset(rows, d);
-                for (std::int64_t i = 0; i < peers; ++i) partials.merge_into(merged, plan::contributor(plan, o, i));
-                write_output(p, t, o, merged);
+                for (std::int64_t i = 0; i < contributors; ++i) partials.merge_into(merged, plan::contributor(plan, o, i));
+                store_output(p, t, o, merged);
             }
         }
     }

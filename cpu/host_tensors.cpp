@@ -35,10 +35,6 @@ DecodeTensors HostTensors::view() {
 // view type, and callers of the const overload only read them.
 DecodeTensors HostTensors::view() const { return const_cast<HostTensors*>(this)->view(); }
 
-std::int64_t HostTensors::kv_bytes_read() const {
-    return 2 * problem_.total_ctx() * problem_.kv_heads * problem_.head_dim * dtype_bytes(dtype());
-}
-
 namespace {
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser

@@ -35,7 +35,6 @@ public:
 
     // Element offset of token t of (request b, kv-head h) in K and V: for tests that plant values.
     std::int64_t kv_offset(std::int64_t b, std::int64_t h, std::int64_t t) const { return tensors::kv_offset(view().kv, b, h, t); }
-    std::int64_t kv_bytes_read() const;  // bytes of K and V holding real tokens (what a decode must read)
 
     // Whole tensors as float (exact): for bitwise comparisons.
     std::vector<float> o_float() const { return as_float(o_); }

@@ -75,7 +75,7 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
     }
 }
 
-void write_output(const Problem& p, const DecodeTensors& t, std::int64_t output, const SoftmaxState& st) {
+void store_output(const Problem& p, const DecodeTensors& t, std::int64_t output, const SoftmaxState& st) {
     const std::int64_t b = p.request_of(output), h = p.kv_head_of(output), d = p.head_dim, g = p.group(), ql = p.q_len;
     const std::int64_t e = dtype_bytes(t.dtype);
     const Eigen::Index rows = st.acc.rows();

@@ -31,6 +31,6 @@ void lean_tile_run(const Problem& shape, const DecodeTensors& tensors, std::int6
 
 // Writes O = acc / l (rounded to the dtype) and, when the tensors have one, LSE = m + log l for the rows of
 // output tile `output`.
-void write_output(const Problem& shape, const DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
+void store_output(const Problem& shape, const DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
 
 }  // namespace leanattn::cpu

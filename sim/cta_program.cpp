@@ -53,8 +53,8 @@ LaunchProgram main_launch(const Schedule& s, std::int64_t bytes_per_element) {
                 b.work(t.partial_store_ns, true, true);  // stream-k peer: partial, fence, flag
             } else if (!seg.finishing) {
                 // stream-k host of a split output (Algorithm 2, lines 25–36): peers in CTA order, one at a time.
-                const std::int64_t peers = plan::contributor_count(plan, seg.output);
-                for (std::int64_t i = 1; i < peers; ++i) {
+                const std::int64_t contributors = plan::contributor_count(plan, seg.output);
+                for (std::int64_t i = 1; i < contributors; ++i) {
                     b.wait(plan::contributor(plan, seg.output, i));
                     b.work(t.flag_wait_ns + t.reduce_per_partial_ns, true);
                 }
@@ -85,10 +85,6 @@ LaunchProgram reduce_launch(const Schedule& s) {
         b.end_cta();
     }
     return program;
-}
-
-double kv_bytes(const Schedule& s, std::int64_t bytes_per_element) {
-    return static_cast<double>(s.problem.total_ctx()) * static_cast<double>(s.problem.kv_heads * s.problem.head_dim * 2 * bytes_per_element);
 }
 
 }  // namespace leanattn::sim

@@ -42,7 +42,4 @@ LaunchProgram main_launch(const Schedule& schedule, std::int64_t bytes_per_eleme
 // bytes: float O plus m and l) and stores the output. Empty when the plan has one launch.
 LaunchProgram reduce_launch(const Schedule& schedule);
 
-// K and V bytes the plan reads in all (what a perfect kernel would read once).
-double kv_bytes(const Schedule& schedule, std::int64_t bytes_per_element);
-
 }  // namespace leanattn::sim

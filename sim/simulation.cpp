@@ -24,7 +24,7 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     r.launches = schedule.launches;
     r.splits = schedule.splits;
     r.waves = (schedule.grid + device.resident_ctas() - 1) / device.resident_ctas();
-    r.kv_bytes = kv_bytes(schedule, options.bytes_per_element);
+    r.kv_bytes = static_cast<double>(schedule.problem.kv_bytes(options.bytes_per_element));
 
     const double overhead = device.timing.launch_overhead_ns;
     double t = run_launch(main_launch(schedule, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, overhead);
