@@ -123,14 +123,40 @@ def take_string(call, *args):
         lib.leanattn_free(out)
 
 
+def as_int64(name, value):
+    """`value` as a C int64: TypeError unless it is an int (bool is not), ValueError outside 64 bits (ctypes
+    would wrap it silently, turning 2**64 + 5 into 5)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"{name} {value} does not fit in a 64-bit integer")
+    return value
+
+
+def as_text(name, value):
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if "\0" in value:
+        raise ValueError(f"{name} must not contain a NUL character")
+    return value.encode()
+
+
 def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0):
     """A Problem struct and the array it points to (keep both alive while the struct is used)."""
+    fields = [as_int64(name, value) for name, value in
+              (("batch", batch), ("q_heads", q_heads), ("kv_heads", kv_heads), ("head_dim", head_dim), ("q_len", q_len), ("tile", tile))]
+    ctx = [as_int64("ctx", c) for c in ctx]
+    if len(ctx) != batch:
+        raise ValueError(f"ctx gives {len(ctx)} context lengths for a batch of {batch}; give one value, or one per request")
     ctx_array = (i64 * len(ctx))(*ctx)
-    return Problem(batch, q_heads, kv_heads, head_dim, q_len, tile, ctx_array), ctx_array
+    return Problem(*fields, ctx_array), ctx_array
 
 
 def make_options(strategy=None, splits=0, grid=0, device=None, cuda_device=0):
-    return PlanOptions(strategy.encode() if strategy else None, splits, grid, device.encode() if device else None, cuda_device)
+    return PlanOptions(as_text("strategy", strategy), as_int64("splits", splits), as_int64("grid", grid), as_text("device", device),
+                       as_int64("cuda_device", cuda_device))
 
 
 def version():

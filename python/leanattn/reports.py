@@ -9,9 +9,15 @@ _SIM_DTYPES = {"fp16": L.FP16, "bf16": L.BF16, "fp32": L.FP32}
 
 
 def _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile):
-    ctx = [ctx] * batch if isinstance(ctx, int) else list(ctx)
-    if len(ctx) != batch:
-        raise ValueError(f"ctx gives {len(ctx)} context lengths for a batch of {batch}; give one value, or one per request")
+    batch = L.as_int64("batch", batch)
+    if isinstance(ctx, int) and not isinstance(ctx, bool):
+        if not 1 <= batch <= (1 << 26):
+            raise ValueError(f"batch {batch} must lie in 1..67108864")
+        ctx = [ctx] * batch
+    elif isinstance(ctx, (list, tuple)):
+        ctx = list(ctx)
+    else:
+        raise TypeError(f"ctx must be an int or a list of ints, got {type(ctx).__name__}")
     return L.make_problem(batch, heads, heads if kv_heads is None else kv_heads, head_dim, q_len, ctx, tile)
 
 

@@ -40,3 +40,16 @@ def test_bad_problems_raise_value_errors(kwargs, word):
     with pytest.raises(ValueError) as info:
         leanattn.schedule(**kwargs)
     assert word in str(info.value)
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(batch=2**64 + 1), ValueError),   # ctypes alone would wrap it to 1
+    (dict(heads="32"), TypeError),
+    (dict(batch=True), TypeError),
+    (dict(device=5), TypeError),
+    (dict(device="h100\0sxm"), ValueError),
+    (dict(ctx=3.5), TypeError),
+])
+def test_arguments_are_checked_before_they_reach_c(kwargs, error):
+    with pytest.raises(error):
+        leanattn.schedule(**kwargs)
