@@ -26,9 +26,14 @@ def _why(e):
     return f"{type(e).__name__}: {text[0][:300] if text else ''}"
 
 
+def _sync():
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def _context_alive():
     try:
-        torch.cuda.synchronize()
+        _sync()
         return True
     except Exception:
         return False
@@ -36,9 +41,9 @@ def _context_alive():
 
 def _check(run, ref):
     run.poison()
-    torch.cuda.synchronize()
+    _sync()
     out = run()
-    torch.cuda.synchronize()
+    _sync()
     return rel_l2(out, ref)
 
 
