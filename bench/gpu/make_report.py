@@ -141,6 +141,14 @@ def problems_lines(run):
     return out
 
 
+def calibration_sentence(run):
+    c = run.kinds["calibration"]
+    if not c:
+        return ""
+    return (f" {c[0]['what'].capitalize()} measures {c[0]['median_us']:.1f} us (p10 {c[0]['p10_us']:.1f}, p90 {c[0]['p90_us']:.1f}) "
+            "this way: the method's own floor, inside every time and every intercept below.")
+
+
 def report(run, sanitizer_lines=(), run_command="", make_command="", svg_name=""):
     m = run.machine
     fits = run.fits()
@@ -164,7 +172,7 @@ def report(run, sanitizer_lines=(), run_command="", make_command="", svg_name=""
             "was timed eagerly after the same flush and spin. Floor = K+V bytes / copy bandwidth; "
             f"copy bandwidth (2 GiB device-to-device, bytes read + written) {fmt(copy, '.0f')} GB/s at the start, "
             f"{fmt(run.copies.get('end', {}).get('gbps'), '.0f')} GB/s at the end. Speedups are ratios of times measured side by "
-            "side in this run.", ""]
+            "side in this run." + calibration_sentence(run), ""]
     out += ["## Targets", "", "| target | verdict | numbers |", "|---|---|---|"]
     targets = report_targets.evaluate(run, sanitizer_lines)
     for t in targets:

@@ -5,6 +5,7 @@ kinds and their keys:
   machine     date_utc, gpu, driver, sms, l2_bytes, memory_bytes, python, torch, cuda, cudnn, flashinfer,
               flashinfer_error, leanattn, leanattn_cuda, leanattn_error, command, mode, budget_s, timing
   copy        when (start|end), bytes_moved, median_us, p10_us, p90_us, reps, gbps
+  calibration what, median_us, p10_us, p90_us, reps                (a graph of one tiny kernel)
   validate    tool (cli|api), case, args, dtype, layout, ok, worst_rel_l2, seconds, rc, detail
   jit         what, ok, seconds, error                       (FlashInfer's kernels compiled at first use)
   result      section, case, shape{...}, kv_bytes, copy_gbps, floor_us, peer, method, rel_l2, ok,
@@ -25,6 +26,10 @@ def machine(**fields):
 def copy(when, bytes_moved, stats):
     return {"kind": "copy", "when": when, "bytes_moved": bytes_moved, **stats,
             "gbps": bytes_moved / (stats["median_us"] * 1e-6) / 1e9}
+
+
+def calibration(what, stats):
+    return {"kind": "calibration", "what": what, **stats}
 
 
 def validate(tool, case, args, dtype, layout, ok, worst_rel_l2, seconds, rc=0, detail=""):

@@ -14,7 +14,7 @@
 set -uo pipefail
 out=${1:?usage: sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S]}
 shift
-quick="" bin="" per_run_timeout=240 deadline=420
+quick="" bin="" per_run_timeout=120 deadline=420
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;

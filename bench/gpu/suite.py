@@ -26,7 +26,6 @@ import platform
 import shlex
 import subprocess
 import sys
-import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -143,7 +142,7 @@ def main(argv=None):
     import measure
     import validation
     from peers import FlashInferPeer, LeanattnPeer, SdpaPeer, LEANATTN_STRATEGIES, SDPA_BACKENDS
-    from timing import Timer, copy_bandwidth
+    from timing import Timer, copy_bandwidth, one_tiny_kernel
 
     lean = leanattn_state()
     fi_state = {"flashinfer": flashinfer_jit.version(), "flashinfer_error": "" if warmups else ("off" if a.flashinfer == "off" else "not installed")}
@@ -157,26 +156,37 @@ def main(argv=None):
         moved, stats = copy_bandwidth(timer)
         copy_gbps = writer.write(records.copy("start", moved, stats))["gbps"]
         log(f"copy bandwidth {copy_gbps:.0f} GB/s (bytes read + written)")
+        tiny = writer.write(records.calibration("a graph of one 1-element kernel", one_tiny_kernel(timer)))
+        log(f"the method's own floor (a graph of one tiny kernel): {tiny['median_us']:.1f} us")
 
-        if pathlib.Path(a.leanattn_bin).exists():
-            ok, total = validation.cli_validate(a.leanattn_bin, shapes.validate_cases(a.quick), writer, out / "validate.log", a.validate_jobs, a.seed)
-            log(f"leanattn cuda validate: {ok}/{total} cases passed")
-        else:
+        def section_fits(name, seconds):
+            if budget.allows(seconds):
+                return True
+            writer.write(records.skipped(name, name, f"time budget: ~{seconds:.0f} s needed, {budget.remaining():.0f} s left"))
+            return False
+
+        cli_cases = shapes.validate_cases(a.quick)
+        if not pathlib.Path(a.leanattn_bin).exists():
             writer.write(records.skipped("validate", "cli", f"no leanattn binary at {a.leanattn_bin}"))
             log(f"leanattn cuda validate: skipped, no binary at {a.leanattn_bin}")
-        if lean["leanattn_cuda"]:
-            ok, total = validation.api_validate(shapes.api_validate_cases(a.quick), writer, a.seed)
+        elif section_fits("validate (cli)", estimate.validate_seconds(cli_cases, a.validate_jobs)):
+            ok, total = validation.cli_validate(a.leanattn_bin, cli_cases, writer, out / "validate.log", a.validate_jobs, a.seed)
+            log(f"leanattn cuda validate: {ok}/{total} cases passed")
+        api_cases = shapes.api_validate_cases(a.quick)
+        if lean["leanattn_cuda"] and section_fits("validate (api)", estimate.api_validate_seconds(api_cases)):
+            ok, total = validation.api_validate(api_cases, writer, a.seed)
             log(f"leanattn.DecodePlan on every layout: {ok}/{total} passed")
-        else:
+        elif not lean["leanattn_cuda"]:
             writer.write(records.skipped("validate", "api", f"leanattn has no CUDA backend here: {lean['leanattn_error'] or 'has_cuda() is False'}"))
 
-        ready = flashinfer_jit.finish(warmups, a.flashinfer_wait_s, writer) if warmups else set()
+        wait = min(a.flashinfer_wait_s, max(0.0, budget.remaining() - 30.0))
+        ready = flashinfer_jit.finish(warmups, wait, writer) if warmups else set()
         if ready:
             import flashinfer
             writer.write(records.note(f"flashinfer {flashinfer.__version__}: decode kernels ready for {sorted(ready)}"))
             log(f"FlashInfer {flashinfer.__version__} ready for {sorted(ready)}")
 
-        if lean["leanattn_cuda"]:
+        if lean["leanattn_cuda"] and section_fits("hash", estimate.hash_seconds(shapes.hash_shapes())):
             for shape in shapes.hash_shapes():
                 measure.hash_check(shape, writer, seed=a.seed)
             log("bitwise check: done")

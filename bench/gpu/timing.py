@@ -77,13 +77,25 @@ class Timer:
         return summarize([s.elapsed_time(e) * 1e3 for s, e in list(zip(starts, ends))[WARMUP:]])
 
 
-def copy_bandwidth(timer, reps=100, bytes_each=2 * 2**30):
-    """A device-to-device copy of 2 GiB, timed like every op: (bytes read + written, stats)."""
+def _time_copy(timer, reps, bytes_each):
     src = torch.empty(bytes_each // 4, dtype=torch.int32, device="cuda").random_()
     dst = torch.empty_like(src)
     fn = lambda: dst.copy_(src)
     graph, _, _ = timer.capture(fn)
-    stats = timer.time(fn, reps, graph)
-    del graph, src, dst
-    torch.cuda.empty_cache()
+    return timer.time(fn, reps, graph)
+
+
+def copy_bandwidth(timer, reps=100, bytes_each=2 * 2**30):
+    """A device-to-device copy of 2 GiB, timed like every op: (bytes read + written, stats)."""
+    stats = _time_copy(timer, reps, bytes_each)
+    torch.cuda.empty_cache()  # the buffers and the graph's pool, freed on return above
     return 2 * bytes_each, stats
+
+
+def one_tiny_kernel(timer, reps=300):
+    """A graph of one 1-element kernel, timed like every op: the method's own floor (the first kernel's launch
+    latency and the two events), which every fixed cost it reports includes."""
+    x = torch.ones(1, device="cuda")
+    fn = lambda: x.add_(1)
+    graph, _, _ = timer.capture(fn)
+    return timer.time(fn, reps, graph)

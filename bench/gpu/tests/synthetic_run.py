@@ -36,6 +36,7 @@ def write_run(path, quick=False, complete=True):
                             command="python3 bench/gpu/suite.py --out /tmp/out", mode="quick" if quick else "full", budget_s=540,
                             timing={"method": "CUDA-graph replay between two events", "flush_bytes": 256 * 2**20, "spin_cycles": 40000}))
     w.write(records.copy("start", 2 * 2**31, stats_around(2 * 2**31 / (COPY_GBPS * 1e3))))
+    w.write(records.calibration("a graph of one 1-element kernel", stats_around(4.2)))
     for case in shapes.validate_cases(quick):
         w.write(records.validate("cli", case.flags, case.args(), case.dtype, case.label(), True, 2e-4, 1.0))
     w.write(records.validate("api", "api-paged16-d128-g2-fp16", "paged block 16", "fp16", "paged-16", False, 3e-3, 0.5,

@@ -103,6 +103,7 @@ def test_the_report_names_machine_commands_and_every_timed_shape(full):
     assert "NOT MET" in md and "| met |" in md
     assert "sdpa/flash refused 5 shape(s)" in md and "No available kernel" in md  # the ragged shapes, in its own words
     assert "![time against K+V bytes" in md
+    assert "A graph of one 1-element kernel measures 4.2 us" in md
 
 
 def test_the_plot_has_a_panel_per_path_a_line_per_fitted_peer_and_every_point(full):
