@@ -21,6 +21,13 @@ TORCH_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCE = {"fp16": 1e-3, "bf16": 8e-3}  # rel. L2, as `leanattn cuda validate`: twice the output's unit roundoff
 PAGE = 16
 REFERENCE_CHUNK_BYTES = 1 << 30
+DEVICE = "cuda"  # where the suite puts its tensors (its tests run the same code on "cpu")
+
+
+def sync():
+    """Waits for the GPU (nothing to wait for on the CPU)."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
 
 
 def round_up(x, m):
@@ -28,7 +35,8 @@ def round_up(x, m):
 
 
 class Inputs:
-    def __init__(self, shape: Shape, seed=1, device="cuda"):
+    def __init__(self, shape: Shape, seed=1, device=None):
+        device = device or DEVICE
         self.shape = shape
         self.dtype = TORCH_DTYPES[shape.dtype]
         self.capacity = round_up(max(shape.ctx), PAGE)

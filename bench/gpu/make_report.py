@@ -204,7 +204,8 @@ def short_table(recs):
     """The few lines the suite prints last: target verdicts, the named and earlier shapes, stream-k's fits."""
     run = Run(recs)
     lines = [f"{'case':26} {'dtype':5} {'MB':>6} {'floor':>7} {'sk':>7} {'fixed':>7} {'nosplit':>7} {'bestSDPA':>8} {'FI':>7} {'of_floor':>8} {'vsSDPA':>6}"]
-    for row in sorted(run.section("targets") + run.section("bench") + run.section("ragged"), key=lambda r: (r.shape.section, r.shape.dtype)):
+    order = {"targets": 0, "bench": 1, "ragged": 2}
+    for row in sorted(run.section("targets") + run.section("bench") + run.section("ragged"), key=lambda r: (order[r.shape.section], DTYPES.index(r.shape.dtype))):
         sk, best = row.us(STREAM_K), row.best_sdpa()
         lines.append(f"{row.shape.name[:26]:26} {row.shape.dtype:5} {row.kv_bytes / 1e6:6.0f} {row.floor_us:7.1f} {fmt(sk):>7} "
                      f"{fmt(row.us('leanattn/fixed-split')):>7} {fmt(row.us('leanattn/no-split')):>7} {fmt(best[0] if best else None):>8} "

@@ -12,7 +12,7 @@ import torch
 
 import estimate
 import records
-from inputs import TOLERANCE, Inputs, rel_l2
+from inputs import TOLERANCE, Inputs, rel_l2, sync
 from peers import LEANATTN_STRATEGIES, LeanattnPeer
 from timing import Timer
 
@@ -26,14 +26,9 @@ def _why(e):
     return f"{type(e).__name__}: {text[0][:300] if text else ''}"
 
 
-def _sync():
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-
-
 def _context_alive():
     try:
-        _sync()
+        sync()
         return True
     except Exception:
         return False
@@ -41,9 +36,9 @@ def _context_alive():
 
 def _check(run, ref):
     run.poison()
-    _sync()
+    sync()
     out = run()
-    _sync()
+    sync()
     return rel_l2(out, ref)
 
 
@@ -121,7 +116,7 @@ def hash_check(shape, writer, runs=100, seed=1):
             for _ in range(runs):
                 run.poison()
                 replay()
-                torch.cuda.synchronize()
+                sync()
                 if first is None:
                     first = out.clone()
                 identical += int(torch.equal(out.view(torch.int16), first.view(torch.int16)))

@@ -147,8 +147,8 @@ def main(argv=None):
     lean = leanattn_state()
     fi_state = {"flashinfer": flashinfer_jit.version(), "flashinfer_error": "" if warmups else ("off" if a.flashinfer == "off" else "not installed")}
     timer = Timer()
-    writer.write(machine_record(a, torch, lean, fi_state) | {"timing": timer.describe()})
-    log(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}, leanattn {lean['leanattn']} "
+    machine = writer.write(machine_record(a, torch, lean, fi_state) | {"timing": timer.describe()})
+    log(f"{machine['gpu']}, driver {machine['driver']}, torch {torch.__version__}, leanattn {lean['leanattn']} "
         f"(CUDA backend: {lean['leanattn_cuda']}{', ' + lean['leanattn_error'] if lean['leanattn_error'] else ''})")
 
     completed = False
