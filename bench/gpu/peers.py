@@ -58,7 +58,7 @@ class SdpaPeer:
         import torch.nn.functional as F
         backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
                    "efficient": SDPBackend.EFFICIENT_ATTENTION}[self.backend]
-        q = inputs.q.transpose(1, 2)  # (B, Hq, 1, d)
+        q = inputs.q.transpose(1, 2).contiguous()  # (B, Hq, 1, d): the same memory (q_len 1), no copy
         k, v, mask = inputs.sdpa_kv()
         gqa = inputs.shape.group > 1
 
