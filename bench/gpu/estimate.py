@@ -14,7 +14,7 @@ from shapes import api_validate_cases, hash_shapes, suite_shapes, validate_cases
 
 COPY_BPS = 2.988e12
 FIXED_US = 30.0
-FLUSH_US = 110.0          # writing 2x the 50 MB L2 (at least 256 MiB) at ~2.5 TB/s
+FLUSH_US = 200.0          # writing 2x the 50 MB L2 (at least 256 MiB), then reading as much, at ~2.5-3 TB/s
 SPIN_US = 20.0
 PEER_SETUP_S = 0.10            # plan, capture, warm-up, check (cuDNN builds an execution plan per new shape)
 SHAPE_SETUP_S = 0.25

@@ -167,7 +167,7 @@ def report(run, sanitizer_lines=(), run_command="", make_command="", svg_name=""
     out += [m.get("command", "(suite command not recorded)"), make_command, "```", ""]
     timing = m.get("timing", {})
     out += [f"Timing: {timing.get('method', '?')}: per repetition a write over {fmt(timing.get('flush_bytes', 0) / 2**20, '.0f')} MiB "
-            f"(at least twice the L2), a {timing.get('spin_cycles')}-cycle spin on the GPU, then start event, graph replay, end "
+            f"(at least twice the L2) and a read of as much, a {timing.get('spin_cycles')}-cycle spin on the GPU, then start event, graph replay, end "
             "event; median of at least 100 repetitions (p10/p90 in suite.jsonl). * marks a peer that could not be captured and "
             "was timed eagerly after the same flush and spin. Floor = K+V bytes / copy bandwidth; "
             f"copy bandwidth (2 GiB device-to-device, bytes read + written) {fmt(copy, '.0f')} GB/s at the start, "

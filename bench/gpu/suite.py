@@ -38,7 +38,7 @@ import shapes  # noqa: E402
 from budget import Budget  # noqa: E402
 
 FULL_BUDGET_S, QUICK_BUDGET_S = 540, 170
-FULL_FLASHINFER_WAIT_S, QUICK_FLASHINFER_WAIT_S = 150, 90
+FULL_FLASHINFER_WAIT_S, QUICK_FLASHINFER_WAIT_S = 150, 75
 
 
 def parse_args(argv=None):

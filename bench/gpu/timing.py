@@ -3,7 +3,9 @@
 Each op is captured once in a CUDA graph; then, per repetition, all enqueued on one stream without the host
 waiting in between:
     flush   a write over a buffer of at least twice the L2 (256 MiB at least), so K and V come from HBM as in
-            a real decode step, where the layer before evicted them
+            a real decode step, where the layer before evicted them; then a read over a second such buffer, so
+            the L2 holds clean lines: the write's dirty lines are written back here, not during the op, where
+            they would add up to an L2's worth of HBM writes to every op's time (and to every fixed cost)
     spin    torch.cuda._sleep: the GPU busy-waits ~20 us on its own clock, so the host has enqueued what follows
             before the GPU reaches it: the start event is never recorded while the host is still launching
     start   event
@@ -30,14 +32,18 @@ class Timer:
         l2 = getattr(props, "L2_cache_size", 50 * 2**20)
         self.flush_bytes = max(2 * l2, 256 * 2**20)
         self.flush = torch.empty(self.flush_bytes // 4, dtype=torch.int32, device=device)
+        self.clean = torch.ones(1, self.flush_bytes // 4, dtype=torch.int32, device=device)
+        self.sink = torch.empty(1, dtype=torch.int64, device=device)
         self.has_spin = hasattr(torch.cuda, "_sleep")
 
     def describe(self):
         return {"flush_bytes": self.flush_bytes, "spin_cycles": SPIN_CYCLES if self.has_spin else 0, "warmup": WARMUP,
-                "method": "CUDA-graph replay between two events, after an L2 flush and a GPU-side spin"}
+                "method": "CUDA-graph replay between two events, after an L2 flush (a write, then a read of another "
+                          "buffer, so the L2 is clean) and a GPU-side spin"}
 
     def _prelude(self, i):
         self.flush.fill_(i)
+        torch.sum(self.clean, dim=1, out=self.sink)
         if self.has_spin:
             torch.cuda._sleep(SPIN_CYCLES)
 
