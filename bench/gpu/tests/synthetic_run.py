@@ -46,10 +46,10 @@ def write_run(path, quick=False, complete=True):
             peer = f"leanattn/{strategy}"
             identical = 99 if (shape.name, peer) == UNSTABLE_HASH else 100
             w.write(records.hash_check(shape.name, peer, 100, identical, "ab" * 32))
-    todo = shapes.suite_shapes(quick)
+    planned = shapes.suite_shapes(quick)
     if not complete:
-        todo, rest = todo[: len(todo) // 2], todo[len(todo) // 2:]
-    for shape in todo:
+        planned, rest = planned[: len(planned) // 2], planned[len(planned) // 2:]
+    for shape in planned:
         for peer in estimate.peers_for(shape):
             if peer == "sdpa/flash" and shape.ragged:
                 w.write(records.result(shape, peer, COPY_GBPS, error="RuntimeError: No available kernel. Aborting execution."))
