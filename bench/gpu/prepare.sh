@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Gets what the GPU machine needs ready here, where the build tools are: the GPU machine has nvcc, CMake, ninja,
+# Python 3.12 and PyTorch, but no Debian packages (no Eigen, Boost or nlohmann-json) and no network.
+#
+# usage (here, from anywhere in the repository): bench/gpu/prepare.sh [--flashinfer]
+#   1. builds (scripts/build.sh: the `leanattn` binary and libleanattn.so link libstdc++ statically, so they run there)
+#   2. copies both into .devbuild/ (ignored by git; the device call carries it) and checks they hold the CUDA code
+#   3. --flashinfer: downloads FlashInfer's wheel and the one package it needs that the GPU image lacks into .whl/
+#      (ignored; carried too), for Python 3.12 on x86-64
+#   4. prints the sizes against the device's 64 MiB limit on what travels, and fails over it
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+# FlashInfer 0.5.3 is the newest wheel that imports without NVIDIA's CUTLASS DSL and cuDNN frontend (absent on the
+# GPU image and far too large to carry) and compiles its decode kernels with the machine's own nvcc at first use;
+# apache-tvm-ffi 0.1.3 (its bindings, the release that followed it) is its only import the image lacks.
+FLASHINFER=flashinfer-python==0.5.3
+TVM_FFI=apache-tvm-ffi==0.1.3
+LIMIT=$((64 * 1024 * 1024))
+
+flashinfer=""
+for arg in "$@"; do
+  case $arg in
+    --flashinfer) flashinfer=1 ;;
+    *) echo "prepare.sh: unknown argument $arg (usage: prepare.sh [--flashinfer])" >&2; exit 2 ;;
+  esac
+done
+
+./scripts/build.sh >/dev/null
+mkdir -p .devbuild
+cp -L build/apps/leanattn .devbuild/leanattn
+cp -L build/capi/libleanattn.so .devbuild/libleanattn.so
+# The CLI has `cuda` only when built with nvcc; the library says whether it has its CUDA backend.
+if ! .devbuild/leanattn cuda --help >/dev/null 2>&1; then
+  echo "prepare.sh: .devbuild/leanattn was built without CUDA (no nvcc here?): the suite's CLI validation cannot run" >&2
+fi
+lib_cuda=$(python3 -c 'import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).leanattn_has_cuda())' .devbuild/libleanattn.so)
+if [ "$lib_cuda" != 1 ]; then
+  echo "prepare.sh: warning: .devbuild/libleanattn.so has no CUDA backend (leanattn_has_cuda() = $lib_cuda):" >&2
+  echo "  the suite will validate with the CLI and time SDPA and FlashInfer, and record leanattn's rows as refused" >&2
+fi
+
+if [ -n "$flashinfer" ]; then
+  rm -rf .whl && mkdir -p .whl
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 --platform any -d .whl "$FLASHINFER" "$TVM_FFI"
+  for w in .whl/*.whl; do
+    echo "$(basename "$w") needs: $(unzip -p "$w" '*/METADATA' | grep '^Requires-Dist' | grep -v 'extra ==' | cut -d' ' -f2- | paste -sd, -)"
+  done
+fi
+
+size() { du -sb "$@" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+tree=$(git ls-files -co --exclude-standard -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+devbuild=$(size .devbuild)
+wheels=$(size .whl)
+total=$((tree + devbuild + wheels))
+mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
+echo "travels: working tree $(mib "$tree"), .devbuild $(mib "$devbuild") (leanattn $(mib "$(size .devbuild/leanattn)"), libleanattn.so $(mib "$(size .devbuild/libleanattn.so)")), .whl $(mib "$wheels"): $(mib "$total") of 64 MiB"
+if [ "$total" -gt "$LIMIT" ]; then
+  echo "prepare.sh: over the device's 64 MiB limit" >&2
+  exit 1
+fi
+echo "carry: .devbuild${flashinfer:+ and .whl}; the command to run is in bench/gpu/README.md"
