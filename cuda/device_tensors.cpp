@@ -1,6 +1,7 @@
 #include "device_tensors.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "gpu_tools.cuh"
 
@@ -91,6 +92,18 @@ HostTensors DeviceTensors::to_host() const {
     download(h.cu_seqlens, cu_seqlens_, layout_.cu_seqlens.size());
     outputs_to_host(h);
     return h;
+}
+
+void DeviceTensors::upload_inputs(const HostTensors& h) {
+    auto put = [](DeviceBuffer& d, const auto& host) {
+        using T = typename std::decay_t<decltype(host)>::value_type;
+        if (host.size() * sizeof(T) != d.bytes()) throw std::invalid_argument("upload_inputs: the host tensors have another layout");
+        check(cudaMemcpy(d.get(), host.data(), d.bytes(), cudaMemcpyHostToDevice), "upload");
+    };
+    put(q_, h.q);
+    put(k_, h.k);
+    put(v_, h.v);
+    put(seqlens_, h.seqlens);
 }
 
 void DeviceTensors::outputs_to_host(HostTensors& h) const {

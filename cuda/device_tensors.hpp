@@ -49,6 +49,8 @@ public:
 
     // Every tensor copied to the host (synchronous).
     HostTensors to_host() const;
+    // q, K, V and cache_seqlens replaced by `host`'s (synchronous; host has this object's layout).
+    void upload_inputs(const HostTensors& host);
     // out, lse and cache_seqlens copied into `host` (synchronous): what a run changed, and the lengths it saw.
     void outputs_to_host(HostTensors& host) const;
 

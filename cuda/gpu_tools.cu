@@ -29,6 +29,8 @@ __global__ void fill_random_kernel(T* data, std::int64_t n, std::uint64_t seed) 
     }
 }
 
+__global__ void empty_kernel() {}
+
 constexpr unsigned fill_blocks = 1024, fill_threads = 256;
 
 }  // namespace
@@ -43,6 +45,11 @@ void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed, cu
 }
 
 void poison_nan(void* data, std::size_t bytes, cudaStream_t stream) { check(cudaMemsetAsync(data, 0xFF, bytes, stream), "poison with NaN"); }
+
+void launch_empty_kernel(cudaStream_t stream) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    check(cudaGetLastError(), "launch an empty kernel");
+}
 
 L2Flusher::L2Flusher() {
     int device = 0, l2 = 0;

@@ -1,5 +1,5 @@
 // gpu_tools.cuh — what validating and timing kernels needs on the device: random fills (never zeros),
-// NaN poison, an L2 flush, and the measured copy bandwidth. Host API; the kernels live in gpu_tools.cu.
+// NaN poison, an empty launch, an L2 flush, and the measured copy bandwidth. Host API; the kernels live in gpu_tools.cu.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +19,9 @@ void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed, cu
 // Sets every byte to 0xFF: NaN in fp16, bf16 and fp32 alike, so an element a kernel forgot to write can
 // never pass a check.
 void poison_nan(void* data, std::size_t bytes, cudaStream_t stream = nullptr);
+
+// Enqueues a kernel that does nothing (one CTA of one thread): the floor of any launch's host time.
+void launch_empty_kernel(cudaStream_t stream);
 
 // Evicts the L2 by writing a buffer four times its size.
 class L2Flusher {

@@ -61,12 +61,9 @@ TEST_CASE("shorter live lengths give the arrays of a plan made for them, with th
             const TensorLayout t = make_tensor_layout(p, DType::fp16, layout, 16);
             KvCacheView kv = t.views.kv;
             kv.cu_seqlens = t.cu_seqlens.empty() ? nullptr : t.cu_seqlens.data();
+            const std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
             Problem shorter = p;
-            std::vector<std::int32_t> lengths;
-            for (std::int64_t b = 0; b < p.batch; ++b) {
-                shorter.ctx[b] = uniform(rng, p.q_len, p.ctx[b]);
-                lengths.push_back(static_cast<std::int32_t>(shorter.ctx[b]));
-            }
+            shorter.ctx.assign(lengths.begin(), lengths.end());
             for (Strategy strategy : all_strategies) {
                 const Schedule s = make_schedule(p, d, PlanOptions{strategy});
                 const Schedule fresh = make_schedule(shorter, d, {strategy, strategy == Strategy::fixed_split ? s.splits : 0, 0});
@@ -89,8 +86,7 @@ TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile on
         const Problem p = random_problem(rng, 20000);
         const DeviceSpec d = random_device(rng);
         const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
-        std::vector<std::int32_t> lengths;
-        for (std::int64_t b = 0; b < p.batch; ++b) lengths.push_back(static_cast<std::int32_t>(uniform(rng, p.q_len, p.ctx[b])));
+        std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
         if (i % 4 == 0) std::fill(lengths.begin(), lengths.end(), static_cast<std::int32_t>(p.q_len));  // the shortest step
         for (Strategy strategy : all_strategies) {
             const Schedule s = make_schedule(p, d, PlanOptions{strategy});
