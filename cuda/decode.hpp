@@ -38,6 +38,7 @@ void check_supported(const Problem& shape, DType dtype);
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing = {});
 
 // Bytes of device memory run() needs for `plan` (live per-request arrays, flags, partials: workspace.hpp).
+// A workspace serves one step at a time: steps that may run concurrently (other streams) need their own.
 std::size_t workspace_bytes(const Schedule& plan);
 
 // Enqueues one decode step on `stream`: the prologue, the decode kernel and, for fixed-split with more than

@@ -4,7 +4,6 @@
 // tensor cores take them (decode_mma.cuh).
 #pragma once
 
-#include <type_traits>
 
 #include "decode_mma.cuh"
 #include "decode_simt.cuh"

@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 
 #include "core/input_error.hpp"
 #include "core/live_plan.hpp"
+#include "core/reference.hpp"
 #include "core/walker.hpp"
 #include "cuda/cuda_handles.hpp"
 #include "cuda/decode.hpp"
@@ -231,5 +233,41 @@ TEST_CASE("the traced kernel records every CTA and segment of the plan, on real 
             CHECK(c.sm < device.sms);
             for (const cuda::SegmentTimes& s : c.segments) CHECK((s.role == cuda::SegmentRole::reduce) == (s.wait_begin_ns >= 0));
         }
+    }
+}
+
+TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skipped without touching out's bits") {
+    if (!gpu_or_skip("the scale and LSE test")) return;
+    const Problem p = gpu_problem(8, 8, 64, {3000, 70});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::token_major, 16, 6);
+    cuda::HostTensors host = tensors.to_host();
+    const cuda::Stream stream;
+    for (Strategy strategy : all_strategies) {
+        CAPTURE(strategy_name(strategy));
+        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        DecodeTensors t = tensors.view();
+        t.softmax_scale = 0.03f;  // not 1/sqrt(64) = 0.125: a kernel that ignored it would be far off
+        tensors.poison_outputs(stream.get());
+        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        tensors.outputs_to_host(host);
+        DecodeTensors h = host.view();
+        h.softmax_scale = t.softmax_scale;
+        const Errors e = compare_to_reference(p, h, reference_attention(p, h));
+        CHECK(e.non_finite == 0);
+        CHECK(e.rel_l2 <= tolerance(DType::fp16));
+        CHECK(e.lse_max_abs <= 1e-3);
+        const std::vector<unsigned char> with_lse = host.o;
+
+        t.lse.data = nullptr;
+        tensors.poison_outputs(stream.get());
+        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        tensors.outputs_to_host(host);
+        CHECK(host.o == with_lse);
+        const bool lse_untouched = std::all_of(host.lse.begin(), host.lse.end(), [](float x) { return std::isnan(x); });
+        CHECK(lse_untouched);
     }
 }
