@@ -9,8 +9,19 @@ namespace leanattn {
 
 namespace {
 
+// The plain-text overload builds no string unless it throws: run() on a GPU checks its views at every call.
+void require(bool ok, const char* parameter, const char* why) {
+    if (!ok) throw InputError(parameter, why);
+}
 void require(bool ok, const char* parameter, const std::string& why) {
     if (!ok) throw InputError(parameter, why);
+}
+
+void require_capacity(std::int64_t capacity, std::int64_t needed, const char* parameter, const char* verb) {
+    if (capacity < needed) {
+        throw InputError(parameter, std::string(verb) + " " + std::to_string(capacity) + " tokens per request, fewer than the context length " +
+                                        std::to_string(needed));
+    }
 }
 
 void check_strides(const HeadTensor& t, const char* name) {
@@ -24,16 +35,14 @@ void check_cache_fields(const Problem& p, const KvCacheView& kv) {
     require(kv.stride_request >= 0 && kv.stride_token >= 0 && kv.stride_head >= 0, "k_cache", "strides must be non-negative");
     switch (kv.layout) {
         case KvLayout::strided:
-            require(kv.capacity >= p.max_ctx(), "k_cache",
-                    "holds " + std::to_string(kv.capacity) + " tokens per request, fewer than the context length " + std::to_string(p.max_ctx()));
+            require_capacity(kv.capacity, p.max_ctx(), "k_cache", "holds");
             break;
         case KvLayout::paged:
             require(kv.block_table != nullptr, "block_table", "is missing (a paged cache needs one)");
             require(kv.block_size >= 1, "k_cache", "block size must be at least 1 token");
             require(kv.num_blocks >= 1, "k_cache", "holds no blocks");
             require(kv.block_table_stride >= 0, "block_table", "strides must be non-negative");
-            require(kv.capacity >= p.max_ctx(), "block_table",
-                    "reaches " + std::to_string(kv.capacity) + " tokens per request, fewer than the context length " + std::to_string(p.max_ctx()));
+            require_capacity(kv.capacity, p.max_ctx(), "block_table", "reaches");
             break;
         case KvLayout::ragged:
             require(kv.cu_seqlens != nullptr, "cu_seqlens", "is missing (a ragged cache needs one)");

@@ -6,9 +6,16 @@
 //     cuda::run(plan, tensors, workspace, cuda::workspace_bytes(plan), stream);   // every step
 //
 // run() allocates nothing, never synchronizes and leaves the workspace ready for the next call, so a step
-// can be captured in a CUDA graph and replayed while cache_seqlens (device memory) change: the plan's
-// per-request arrays are derived on the device from the live lengths at each run.
-// Tensor views and their shapes: core/decode_tensors.hpp. Host-only header.
+// can be captured in a CUDA graph and replayed while cache_seqlens (device memory) change: a prologue kernel
+// derives the plan's per-request arrays from the live lengths at each run (core/live_plan.hpp's functions,
+// so host and device agree by construction) and clears the peers' flags; the decode kernel then walks the
+// plan's grid over the live LeanTiles (CTAs left without work exit at once).
+//
+// Tensor views and their shapes: core/decode_tensors.hpp; every pointer in them is device memory. Supported
+// (check_supported): fp16 or bf16, q_len 1, head_dim 64 or 128, 1, 2, 4 or 8 query heads per KV head; any
+// strided, paged (block size 1–256) or ragged cache whose pointers and strides are 16-byte aligned. Live
+// lengths must lie in [1, what the request's part of the cache holds]; out-of-range values are clamped on
+// the device (a length of 0 leaves that request's rows of out unwritten). Host-only header.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,20 +28,25 @@
 
 namespace leanattn::cuda {
 
-// Throws InputError (naming the API's parameter) when the kernels do not cover this shape or dtype.
+// Throws InputError (naming the API's parameter: q, q_len, head_dim) when the kernels do not cover this
+// shape or dtype.
 void check_supported(const Problem& shape, DType dtype);
 
-// The current GPU as a DeviceSpec: its SM count, and how many CTAs of the kernel that serves `shape` fit on
-// one SM (so that a stream-k plan's hosts only ever wait on co-resident CTAs). The planner's cost fields come
-// from `timing`.
+// The current GPU as a DeviceSpec: its name, its SM count, and how many CTAs of the kernel that serves
+// `shape` fit on one SM (so that a stream-k plan's hosts only ever wait on co-resident CTAs). The planner's
+// cost fields come from `timing`. Throws InputError when check_supported does.
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing = {});
 
-// Bytes of device memory run() needs for `plan` (per-request arrays, flags, partials).
+// Bytes of device memory run() needs for `plan` (live per-request arrays, flags, partials: workspace.hpp).
+// A workspace serves one step at a time: steps that may run concurrently (other streams) need their own.
 std::size_t workspace_bytes(const Schedule& plan);
 
-// Enqueues one decode step on `stream`. Throws InputError before enqueuing anything when the tensors do not
-// fit the plan (device pointers, 16-byte alignment, shapes) or the plan was made for more resident CTAs
-// than this GPU holds for the kernel (it could deadlock).
+// Enqueues one decode step on `stream`: the prologue, the decode kernel and, for fixed-split with more than
+// one split, the reduce kernel. Throws InputError before enqueuing anything when the tensors do not fit the
+// plan (core/tensor_checks.hpp with host_readable = false, the shapes above, 16-byte alignment), the
+// workspace is missing or short, or the plan's grid exceeds what this GPU holds at once for the kernel
+// while its hosts wait inside the launch (a plan made for another GPU could deadlock). A CUDA error at
+// launch throws std::runtime_error.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
 }  // namespace leanattn::cuda

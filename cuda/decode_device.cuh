@@ -1,8 +1,9 @@
 // decode_device.cuh — what both decode kernels (decode_simt.cuh, decode_mma.cuh) share on the device:
-// dtype conversion, the cp.async pipeline, the peers' flags, the softmax re-scaling operator, and the
-// end of a segment (merge the 8 warps, then store a partial, or wait for peers and reduce, or write O).
+// dtype conversion, the cp.async pipeline, where a segment's tokens and rows live, the peers' flags, the
+// softmax re-scaling operator, and the end of a segment (merge the 8 warps, then store a partial, or wait
+// for peers and reduce, or write O).
 //
-// Tensor shapes: decode_params.cuh.
+// Tensor shapes: core/decode_tensors.hpp; launch parameters: decode_params.cuh.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,6 +12,7 @@
 #include <cstdint>
 
 #include "core/walker.hpp"
+#include "cta_trace.cuh"
 #include "decode_params.cuh"
 
 namespace leanattn::cuda {
@@ -44,11 +46,12 @@ __device__ inline void from_float(float x, __half* out) { *out = __float2half_rn
 __device__ inline void from_float(float x, __nv_bfloat16* out) { *out = __float2bfloat16_rn(x); }
 
 // Peers' flags: release by the writer after its partial is stored, acquire by the host before it reads.
-__device__ inline void store_release(int* flag, int value) {
+constexpr std::int32_t flag_set = 1;
+__device__ inline void store_release(std::int32_t* flag, std::int32_t value) {
     asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
 }
-__device__ inline int load_acquire(const int* flag) {
-    int value;
+__device__ inline std::int32_t load_acquire(const std::int32_t* flag) {
+    std::int32_t value;
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(flag) : "memory");
     return value;
 }
@@ -75,17 +78,31 @@ __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;"
 template <int N>
 __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
-// Where one segment's data lives: its tokens [tok_begin, tok_end) of request b (the last LeanTile may be
-// partial), the first of its ROWS query rows in Q and O, and the element offset of its (request, kv-head)
-// slice of K and V.
+// Where one segment's data lives: request b, KV head h, its tokens [tok_begin, tok_end) (the last LeanTile
+// may be partial; the live plan only hands out LeanTiles that hold tokens, so the range is never empty),
+// and the first of its ROWS query heads.
 struct SegmentSpan {
-    std::int64_t tok_begin, tok_end, out_row0, kv_offset;
+    std::int64_t b, h, tok_begin, tok_end, head0;
 };
-template <int D, int ROWS>
+template <int ROWS>
 __device__ inline SegmentSpan segment_span(const DecodeParams& p, const Segment& seg) {
     const std::int64_t kv_heads = p.plan.kv_heads;
-    const std::int64_t b = seg.output / kv_heads;
-    return {seg.begin * p.tile, min(seg.end * p.tile, p.ctx[b]), seg.output * ROWS, seg.output * p.max_ctx * D};
+    const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
+    const std::int64_t tokens = tensors::live_tokens(p.tensors.kv, p.tensors.seqlens, b);
+    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), h * ROWS};
+}
+
+// The one place a kernel finds a K/V token: the element offset of token t of the segment's (request,
+// KV head) in K and in V (same strides), by core's kv_offset, the very function the CPU executor and the
+// float64 reference use. Computed per token for every layout (a paged cache reads its block table here);
+// hoisting the per-request part is left to a later kernel.
+__device__ inline std::int64_t kv_token_offset(const DecodeParams& p, const SegmentSpan& span, std::int64_t t) {
+    return tensors::kv_offset(p.tensors.kv, span.b, span.h, t);
+}
+
+// Element offset of query row r of the segment's output tile in q (and, with out's strides, in out).
+__device__ inline std::int64_t query_row_offset(const HeadTensor& t, const SegmentSpan& span, std::int64_t r) {
+    return tensors::row_offset(t, span.b, 0, span.head0 + r);
 }
 
 // A warp's end-of-segment state, written over its own (then idle) stage memory.
@@ -96,8 +113,6 @@ struct WarpState {
     float acc[ROWS][D];
 };
 
-
-
 // Shared memory per warp for its cp.async stages (and, at the end of a segment, its WarpState): 24 KB,
 // so that (stages − 1) stages, ≈ 16 KB per warp and 128 KB per SM, are in flight: enough bytes to
 // cover HBM latency at full bandwidth (Little's law: ~3 TB/s × ~1 µs over 132 SMs ≈ 23 KB per SM at
@@ -107,15 +122,26 @@ constexpr int shared_bytes() { return warps * warp_smem_bytes; }
 
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
+// Row r's softmax result: O = a / l into out, and the natural-log LSE m·ln 2 + ln l (m is in log2 units)
+// into softmax_lse when the caller asked for it. The LSE of a row is written by the thread holding d = 0.
+template <typename T, int D>
+__device__ inline void store_output(const DecodeParams& p, const SegmentSpan& span, int r, int d, float m, float l, float a) {
+    T* O = static_cast<T*>(p.tensors.o.data);
+    from_float(a / l, O + query_row_offset(p.tensors.o, span, r) + d);
+    const LseTensor& lse = p.tensors.lse;
+    if (d == 0 && lse.data != nullptr) lse.data[tensors::lse_offset(lse, span.b, 0, span.head0 + r)] = m * 0.69314718055994531f + logf(l);
+}
+
 // The end of a segment, once every warp has written its WarpState into its stage memory and the CTA
 // has passed a barrier: merge the warps in warp order; then, by the segment's role in the plan,
 // store a partial and release the flag, or (host) acquire each peer's flag in plan order and merge its
 // partial, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
-template <typename T, int D, int ROWS, typename StateOf>
-__device__ void finish_segment(const DecodeParams& p, const Segment& seg, std::int64_t cta, std::int64_t out_row0, StateOf state_of) {
+template <typename T, int D, int ROWS, bool Trace, typename StateOf>
+__device__ void finish_segment(const DecodeParams& p, const PlanView& plan, const Segment& seg, const SegmentSpan& span, std::int64_t cta,
+                               StateOf state_of, CtaTrace<Trace>& trace) {
     constexpr int entries = ROWS * D;  // output values of one output tile
     constexpr int per_thread = (entries + threads - 1) / threads;
-    T* O = static_cast<T*>(p.o);
+    constexpr std::int64_t slot_floats = entries + 2 * ROWS;  // = partial_floats() with q_len 1
     // Merge the warps in warp order (fixed order: bitwise reproducible).
     float fm[per_thread], fl[per_thread], fa[per_thread];
 #pragma unroll
@@ -127,10 +153,10 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, std::i
         for (int w = 0; w < warps; ++w) merge_state(fm[j], fl[j], fa[j], state_of(w)->m[r], state_of(w)->l[r], state_of(w)->acc[r][d]);
     }
 
-    const std::int64_t peers = plan::contributor_count(p.plan, seg.output);
-    float* const slot = p.partials + cta * (entries + 2 * ROWS);
-    if (peers > 1 && (!seg.host || !p.fused)) {
-        // A partial for someone else to reduce: un-scaled O, m, l; then the flag (release).
+    const std::int64_t contributors = plan::contributor_count(plan, seg.output);
+    float* const slot = p.partials + cta * slot_floats;
+    if (contributors > 1 && (!seg.host || !p.fused)) {
+        // A partial for someone else to reduce: un-scaled O, m, l.
 #pragma unroll
         for (int j = 0; j < per_thread; ++j) {
             const int e = threadIdx.x + j * threads;
@@ -141,23 +167,35 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, std::i
                 slot[entries + ROWS + e / D] = fl[j];
             }
         }
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0) store_release(p.flags + cta, p.epoch);
+        if (p.fused) {
+            // Then the flag. Every thread fences its own stores of the partial (gpu scope), the barrier
+            // orders them before thread 0's release store, so a host that acquires the 1 sees the whole
+            // partial. The flag was 0 when this launch began: the prologue cleared it, and stream order puts
+            // the prologue after the previous run's kernels and before this one. A CTA stores at most one
+            // partial per run (only its first segment can be a non-host one), so a flag goes 0 → 1 once and
+            // a waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA graph
+            // (whose kernel parameters never change) stays correct.
+            __threadfence();
+            __syncthreads();
+            if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
+        }
+        // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
     } else {
-        if (peers > 1) {
+        if (contributors > 1) {
             // Host: acquire every peer's flag at once (thread i waits on peer i), one barrier, then merge
             // the partials in plan order. Waiting peer by peer would put a flag round trip and a load
             // round trip per peer on the critical path: with 16 peers, microseconds.
-            for (std::int64_t i = 1 + threadIdx.x; i < peers; i += threads) {
-                const int* flag = p.flags + plan::contributor(p.plan, seg.output, i);
-                while (load_acquire(flag) != p.epoch) __nanosleep(32);
+            trace.wait_begin();
+            for (std::int64_t i = 1 + threadIdx.x; i < contributors; i += threads) {
+                const std::int32_t* flag = p.flags + plan::contributor(plan, seg.output, i);
+                while (load_acquire(flag) != flag_set) __nanosleep(32);
             }
             __syncthreads();
+            trace.wait_end();
 #pragma unroll 4
-            for (std::int64_t i = 1; i < peers; ++i) {
+            for (std::int64_t i = 1; i < contributors; ++i) {
                 // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
-                const float* other = p.partials + plan::contributor(p.plan, seg.output, i) * (entries + 2 * ROWS);
+                const float* other = p.partials + plan::contributor(plan, seg.output, i) * slot_floats;
 #pragma unroll
                 for (int j = 0; j < per_thread; ++j) {
                     const int e = threadIdx.x + j * threads;
@@ -170,33 +208,11 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, std::i
         for (int j = 0; j < per_thread; ++j) {
             const int e = threadIdx.x + j * threads;
             if (e >= entries) continue;
-            from_float(fa[j] / fl[j], O + out_row0 * D + e);
-            if (e % D == 0) p.lse[out_row0 + e / D] = fm[j] * 0.69314718055994531f + logf(fl[j]);
+            store_output<T, D>(p, span, e / D, e % D, fm[j], fl[j], fa[j]);
         }
     }
 }
 
 }  // namespace detail
-
-// fixed-split's second launch: one CTA per output merges its splits' partials in split order.
-template <typename T, int D, int ROWS>
-__global__ void __launch_bounds__(detail::threads) split_reduce_kernel(const DecodeParams p) {
-    using namespace detail;
-    constexpr int entries = ROWS * D;
-    const std::int64_t output = blockIdx.x;
-    const std::int64_t peers = plan::contributor_count(p.plan, output);
-    if (peers < 2) return;  // written directly by its only split
-    T* O = static_cast<T*>(p.o);
-    const std::int64_t out_row0 = output * ROWS;
-    for (int e = threadIdx.x; e < entries; e += threads) {
-        float m = -INFINITY, l = 0.0f, a = 0.0f;
-        for (std::int64_t i = 0; i < peers; ++i) {
-            const float* slot = p.partials + plan::contributor(p.plan, output, i) * (entries + 2 * ROWS);
-            merge_state(m, l, a, slot[entries + e / D], slot[entries + ROWS + e / D], slot[e]);
-        }
-        from_float(a / l, O + out_row0 * D + e);
-        if (e % D == 0) p.lse[out_row0 + e / D] = m * 0.69314718055994531f + logf(l);
-    }
-}
 
 }  // namespace leanattn::cuda

@@ -13,7 +13,7 @@
 //                                                     B: V from shared memory by ldmatrix.trans
 // K and V blocks stream through the per-warp cp.async pipeline in an XOR-swizzled layout (16-byte chunk c
 // of token t sits at c ^ (t mod 8)), so the 8 rows an ldmatrix reads hit 8 different bank groups.
-// Shapes: see decode_params.cuh.
+// Shapes: core/decode_tensors.hpp; Trace: cta_trace.cuh.
 #pragma once
 
 #include "decode_device.cuh"
@@ -56,8 +56,10 @@ __device__ inline void ldmatrix_x4_trans(std::uint32_t r[4], const void* smem_ro
 
 }  // namespace detail
 
-template <typename T, int D, int ROWS>
-__global__ void __launch_bounds__(detail::threads) decode_mma_kernel(const DecodeParams p) {
+// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
+// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
+template <typename T, int D, int ROWS, bool Trace>
+__global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const DecodeParams p) {
     using namespace detail;
     static_assert(D == 64 || D == 128, "head_dim 64 or 128");
     static_assert(ROWS >= 1 && ROWS <= 8, "rows 8..15 of the m16 tile are padding");
@@ -77,23 +79,24 @@ __global__ void __launch_bounds__(detail::threads) decode_mma_kernel(const Decod
     auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * warp_slots); };
     auto slot = [](uint4* block, int token, int chunk) { return block + token * chunks + (chunk ^ (token & 7)); };
     const std::int64_t cta = blockIdx.x;
-    const T* Q = static_cast<const T*>(p.q);
-    const T* K = static_cast<const T*>(p.k);
-    const T* V = static_cast<const T*>(p.v);
+    const T* Q = static_cast<const T*>(p.tensors.q.data);
+    const T* K = static_cast<const T*>(p.tensors.kv.k);
+    const T* V = static_cast<const T*>(p.tensors.kv.v);
+    const PlanView plan = live_plan_view(p);
+    CtaTrace<Trace> trace(p, cta);
 
-    for (CtaWalker walker(p.plan, cta); walker.valid(); walker.advance()) {
+    for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
+        trace.segment_begin();
         const Segment seg = walker.current();
-        const SegmentSpan span = segment_span<D, ROWS>(p, seg);
-        const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end, out_row0 = span.out_row0;
-        const T* kbase = K + span.kv_offset;
-        const T* vbase = V + span.kv_offset;
+        const SegmentSpan span = segment_span<ROWS>(p, seg);
+        const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
 
         // Q as the A operand, per 16-dim k-chunk: a0 = (row, col2..+1), a2 = (row, col2+8..+9); rows ≥ ROWS
         // and the padding rows 8..15 (a1, a3) are zero.
         std::uint32_t qa[D / 16][4];
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
-            const T* qrow = Q + (out_row0 + row) * D + kc * 16 + col2;
+            const T* qrow = Q + query_row_offset(p.tensors.q, span, row < ROWS ? row : 0) + kc * 16 + col2;
             qa[kc][0] = row < ROWS ? load2(qrow) : 0u;
             qa[kc][2] = row < ROWS ? load2(qrow + 8) : 0u;
             qa[kc][1] = qa[kc][3] = 0u;
@@ -113,10 +116,10 @@ __global__ void __launch_bounds__(detail::threads) decode_mma_kernel(const Decod
 #pragma unroll
                 for (int j = 0; j < block_tokens * chunks / 32; ++j) {
                     const int e = lane + 32 * j, t = e / chunks, c = e % chunks;
-                    const bool live = start + t < tok_end;
-                    const std::int64_t src = (live ? start + t : 0) * D + c * 8;
-                    cp_async_16(slot(kb, t, c), kbase + src, live);
-                    cp_async_16(slot(vb, t, c), vbase + src, live);
+                    const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
+                    const std::int64_t src = kv_token_offset(p, span, live ? start + t : tok_begin) + c * 8;
+                    cp_async_16(slot(kb, t, c), K + src, live);
+                    cp_async_16(slot(vb, t, c), V + src, live);
                 }
             }
             cp_async_commit();
@@ -212,9 +215,12 @@ __global__ void __launch_bounds__(detail::threads) decode_mma_kernel(const Decod
             }
         }
         __syncthreads();
-        finish_segment<T, D, ROWS>(p, seg, cta, out_row0, state_of);
+        trace.stream_end();
+        finish_segment<T, D, ROWS, Trace>(p, plan, seg, span, cta, state_of, trace);
         __syncthreads();  // shared state is reused by the next segment
+        trace.segment_end();
     }
+    trace.cta_end();
 }
 
 }  // namespace leanattn::cuda

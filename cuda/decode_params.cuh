@@ -1,35 +1,38 @@
-// decode_params.cuh — everything one decode-attention launch reads, as one plain struct.
+// decode_params.cuh — everything one decode launch reads, as one plain struct passed by value.
 //
-// Tensors (device memory, row-major):
-//   Q   (batch, q_heads, q_len=1, head_dim)        fp16 or bf16
-//   K,V (batch, kv_heads, max_ctx, head_dim)       fp16 or bf16; request b uses its first ctx[b] tokens
-//   O   (batch, q_heads, q_len=1, head_dim)        same type as Q
-//   LSE (batch, q_heads, q_len=1)                  fp32, natural log of the softmax denominator
-// Output tile o = b * kv_heads + h holds query heads h*group … h*group+group−1 (contiguous in Q and O).
+// Tensors: core/decode_tensors.hpp (device memory). With q_len 1, output tile o = b · kv_heads + h holds
+// ROWS = group query rows: query head h · ROWS + r of request b, token 0. Workspace sections: workspace.hpp.
 #pragma once
 
 #include <cstdint>
 
+#include "core/decode_tensors.hpp"
 #include "core/plan_view.hpp"
+#include "trace_records.hpp"
+#include "workspace.hpp"
 
 namespace leanattn::cuda {
 
 struct DecodeParams {
-    PlanView plan;                  // its request arrays point to device memory
-    const void* q = nullptr;
-    const void* k = nullptr;
-    const void* v = nullptr;
-    void* o = nullptr;
-    float* lse = nullptr;
-    const std::int64_t* ctx = nullptr;  // (batch) context length of each request, device memory
-    std::int64_t max_ctx = 0;           // K/V stride between (request, kv-head) slices, in tokens
-    std::int64_t tile = 0;              // LeanTile in tokens
-    std::int64_t group = 1;             // query heads per KV head = rows of an output tile
-    float scale_log2 = 0.0f;            // softmax scale 1/sqrt(d), times log2(e): scores go through exp2
-    float* partials = nullptr;          // (grid, group*head_dim + 2*group): un-scaled O, then m, then l
-    int* flags = nullptr;               // (grid) set to `epoch` when a CTA's partial is stored
-    int epoch = 1;                      // changes every launch, so flags never need clearing
-    bool fused = true;                  // stream-k: hosts reduce in this launch; else every split stores
+    PlanView plan;                // Schedule::view(), request arrays pointing into the workspace; total_tiles and
+                                  // chunk are the capacity plan's: kernels take the live ones from `live`
+    const LivePlan* live = nullptr;
+    DecodeTensors tensors;
+    std::int64_t tile = 0;        // LeanTile in tokens
+    float scale_log2 = 0.0f;      // softmax scale × log2(e): scores go through exp2
+    float* partials = nullptr;    // (grid, partial_floats): un-scaled O, then m, then l
+    std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; cleared by the prologue
+    bool fused = true;            // stream-k: hosts reduce in this launch; else every split stores a partial
+    TraceBuffer trace;            // read by the traced kernels only
 };
+
+// The plan as this run sees it: the capacity plan's view with the live total and chunk (written by the
+// prologue, which ran before this kernel in stream order).
+__device__ inline PlanView live_plan_view(const DecodeParams& p) {
+    PlanView plan = p.plan;
+    plan.total_tiles = p.live->total_tiles;
+    plan.chunk = p.live->chunk;
+    return plan;
+}
 
 }  // namespace leanattn::cuda

@@ -1,21 +1,24 @@
 // decode_simt.cuh — the decode kernel on CUDA cores, for 1 or 2 query rows per output tile (MHA and
-// narrow GQA; wider groups go to decode_mma.cuh, where the rows share tensor-core work): every CTA walks its plan segments with the core's CtaWalker and runs Algorithm 1 (online
-// softmax over LeanTiles) on each; decode_device.cuh finishes each segment (Algorithm 2's reduction).
+// narrow GQA; wider groups go to decode_mma.cuh, where the rows share tensor-core work): every CTA walks
+// its plan segments with the core's CtaWalker and runs Algorithm 1 (online softmax over LeanTiles) on
+// each; decode_device.cuh finishes each segment (Algorithm 2's reduction).
 //
 // Work split inside a CTA (8 warps): a segment's tokens are cut into blocks of STEPS × TOKENS_PER_STEP
 // tokens dealt round-robin to the warps. In a warp, D/8 lanes share one token (each holds 8 dims, one
 // 16-byte slot), so one warp-wide copy moves 512 contiguous bytes of K (or V). Blocks stream into a
 // per-warp cp.async pipeline in shared memory, so the bytes in flight cost no registers. Each warp keeps
 // its own running (m, l, acc); the 8 warp states merge at the end of a segment, so no block-wide
-// barrier is paid per LeanTile. Shapes: see decode_params.cuh.
+// barrier is paid per LeanTile. Shapes: core/decode_tensors.hpp; Trace: cta_trace.cuh.
 #pragma once
 
 #include "decode_device.cuh"
 
 namespace leanattn::cuda {
 
-template <typename T, int D, int ROWS>
-__global__ void __launch_bounds__(detail::threads) decode_simt_kernel(const DecodeParams p) {
+// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
+// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
+template <typename T, int D, int ROWS, bool Trace>
+__global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const DecodeParams p) {
     using namespace detail;
     static_assert(D == 64 || D == 128, "head_dim 64 or 128");
     constexpr int lanes_per_token = D / 8;
@@ -36,21 +39,22 @@ __global__ void __launch_bounds__(detail::threads) decode_simt_kernel(const Deco
     const int chunk = lane % lanes_per_token;  // which 8 dims this lane holds
     const int sub = lane / lanes_per_token;    // which token of a step
     const std::int64_t cta = blockIdx.x;
-    const T* Q = static_cast<const T*>(p.q);
-    const T* K = static_cast<const T*>(p.k);
-    const T* V = static_cast<const T*>(p.v);
+    const T* Q = static_cast<const T*>(p.tensors.q.data);
+    const T* K = static_cast<const T*>(p.tensors.kv.k) + chunk * 8;  // this lane's 8 dims of any token row
+    const T* V = static_cast<const T*>(p.tensors.kv.v) + chunk * 8;
+    const PlanView plan = live_plan_view(p);
+    CtaTrace<Trace> trace(p, cta);
 
-    for (CtaWalker walker(p.plan, cta); walker.valid(); walker.advance()) {
+    for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
+        trace.segment_begin();
         const Segment seg = walker.current();
-        const SegmentSpan span = segment_span<D, ROWS>(p, seg);
-        const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end, out_row0 = span.out_row0;
-        const T* kbase = K + span.kv_offset + chunk * 8;
-        const T* vbase = V + span.kv_offset + chunk * 8;
+        const SegmentSpan span = segment_span<ROWS>(p, seg);
+        const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
 
         float q[ROWS][8];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            to_float8(*reinterpret_cast<const uint4*>(Q + (out_row0 + r) * D + chunk * 8), Q, q[r]);
+            to_float8(*reinterpret_cast<const uint4*>(Q + query_row_offset(p.tensors.q, span, r) + chunk * 8), Q, q[r]);
 #pragma unroll
             for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
         }
@@ -77,9 +81,10 @@ __global__ void __launch_bounds__(detail::threads) decode_simt_kernel(const Deco
 #pragma unroll
                 for (int s = 0; s < steps; ++s) {
                     const std::int64_t t = start + s * tokens_per_step + sub;
-                    const bool live = t < tok_end;
-                    cp_async_16(ks + s * 32 + lane, kbase + (live ? t : 0) * D, live);
-                    cp_async_16(vs + s * 32 + lane, vbase + (live ? t : 0) * D, live);
+                    const bool live = t < tok_end;  // a dead token's copy reads nothing: any valid address will do
+                    const std::int64_t at = kv_token_offset(p, span, live ? t : tok_begin);
+                    cp_async_16(ks + s * 32 + lane, K + at, live);
+                    cp_async_16(vs + s * 32 + lane, V + at, live);
                 }
             }
             cp_async_commit();  // an empty group past the end keeps the wait count uniform
@@ -165,10 +170,13 @@ __global__ void __launch_bounds__(detail::threads) decode_simt_kernel(const Deco
             }
         }
         __syncthreads();
+        trace.stream_end();
 
-        finish_segment<T, D, ROWS>(p, seg, cta, out_row0, state_of);
+        finish_segment<T, D, ROWS, Trace>(p, plan, seg, span, cta, state_of, trace);
         __syncthreads();  // shared state is reused by the next segment
+        trace.segment_end();
     }
+    trace.cta_end();
 }
 
 }  // namespace leanattn::cuda

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace leanattn::cuda {
 
@@ -23,45 +24,31 @@ __global__ void fill_random_kernel(T* data, std::int64_t n, std::uint64_t seed) 
         const double u = static_cast<double>(mix(seed * 0x100000001B3ull ^ static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;  // [0,1)
         const float x = static_cast<float>((2.0 * u - 1.0) * 1.7320508075688772);
         if constexpr (std::is_same_v<T, __half>) data[i] = __float2half_rn(x);
-        else data[i] = __float2bfloat16_rn(x);
+        else if constexpr (std::is_same_v<T, __nv_bfloat16>) data[i] = __float2bfloat16_rn(x);
+        else data[i] = x;
     }
 }
 
-template <typename T>
-__global__ void to_float_kernel(const T* in, float* out, std::int64_t n) {
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
-        if constexpr (std::is_same_v<T, __half>) out[i] = __half2float(in[i]);
-        else out[i] = __bfloat162float(in[i]);
-    }
-}
+__global__ void empty_kernel() {}
 
 constexpr unsigned fill_blocks = 1024, fill_threads = 256;
 
 }  // namespace
 
-std::size_t dtype_bytes(DType) { return 2; }
-
-void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed) {
-    if (dtype == DType::fp16) fill_random_kernel<<<fill_blocks, fill_threads>>>(static_cast<__half*>(data), n, seed);
-    else fill_random_kernel<<<fill_blocks, fill_threads>>>(static_cast<__nv_bfloat16*>(data), n, seed);
+void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed, cudaStream_t stream) {
+    switch (dtype) {
+        case DType::fp16: fill_random_kernel<<<fill_blocks, fill_threads, 0, stream>>>(static_cast<__half*>(data), n, seed); break;
+        case DType::bf16: fill_random_kernel<<<fill_blocks, fill_threads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), n, seed); break;
+        case DType::fp32: fill_random_kernel<<<fill_blocks, fill_threads, 0, stream>>>(static_cast<float*>(data), n, seed); break;
+    }
     check(cudaGetLastError(), "fill_random");
 }
 
-void poison_nan(void* data, std::int64_t n, DType dtype) {
-    // 0xFFFF is a NaN in fp16 (exponent all ones, mantissa ≠ 0) and in bf16 alike.
-    check(cudaMemset(data, 0xFF, static_cast<std::size_t>(n) * dtype_bytes(dtype)), "poison");
-}
+void poison_nan(void* data, std::size_t bytes, cudaStream_t stream) { check(cudaMemsetAsync(data, 0xFF, bytes, stream), "poison with NaN"); }
 
-void poison_nan_f32(float* data, std::int64_t n) { check(cudaMemset(data, 0xFF, static_cast<std::size_t>(n) * 4), "poison"); }
-
-std::vector<float> to_host_float(const void* data, std::int64_t n, DType dtype) {
-    DeviceBuffer tmp(static_cast<std::size_t>(n) * sizeof(float));
-    if (dtype == DType::fp16) to_float_kernel<<<fill_blocks, fill_threads>>>(static_cast<const __half*>(data), tmp.get<float>(), n);
-    else to_float_kernel<<<fill_blocks, fill_threads>>>(static_cast<const __nv_bfloat16*>(data), tmp.get<float>(), n);
-    check(cudaGetLastError(), "to_float");
-    std::vector<float> out(static_cast<std::size_t>(n));
-    check(cudaMemcpy(out.data(), tmp.get(), out.size() * sizeof(float), cudaMemcpyDeviceToHost), "copy to host");
-    return out;
+void launch_empty_kernel(cudaStream_t stream) {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    check(cudaGetLastError(), "launch an empty kernel");
 }
 
 L2Flusher::L2Flusher() {
@@ -71,7 +58,7 @@ L2Flusher::L2Flusher() {
     scratch_ = DeviceBuffer(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 4);
 }
 
-void L2Flusher::flush() { check(cudaMemsetAsync(scratch_.get(), 0x5A, scratch_.bytes()), "flush L2"); }
+void L2Flusher::flush(cudaStream_t stream) { check(cudaMemsetAsync(scratch_.get(), 0x5A, scratch_.bytes(), stream), "flush L2"); }
 
 double measure_copy_gbps(std::size_t bytes) {
     DeviceBuffer a(bytes), b(bytes);

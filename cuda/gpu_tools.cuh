@@ -1,33 +1,33 @@
 // gpu_tools.cuh — what validating and timing kernels needs on the device: random fills (never zeros),
-// NaN poison, dtype conversion back to float, L2 flush, and the measured copy bandwidth.
+// NaN poison, an empty launch, an L2 flush, and the measured copy bandwidth. Host API; the kernels live in gpu_tools.cu.
 #pragma once
 
-#include <cstdint>
-#include <vector>
+#include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dtype.hpp"
 #include "device_buffer.cuh"
-#include "lean_decoder.cuh"
 
 namespace leanattn::cuda {
 
 // Fills n elements with values uniform in [-a, a] (a = √3: unit variance) from a counter-based hash of
 // (seed, index): the same seed gives the same tensor on any GPU, fast enough for gigabytes.
-void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed);
+void fill_random(void* data, std::int64_t n, DType dtype, std::uint64_t seed, cudaStream_t stream = nullptr);
 
-// Sets every element to NaN, so an element a kernel forgot to write can never pass a check.
-void poison_nan(void* data, std::int64_t n, DType dtype);
-void poison_nan_f32(float* data, std::int64_t n);
+// Sets every byte to 0xFF: NaN in fp16, bf16 and fp32 alike, so an element a kernel forgot to write can
+// never pass a check.
+void poison_nan(void* data, std::size_t bytes, cudaStream_t stream = nullptr);
 
-// Copies n device elements of `dtype` to the host as float (exact: every fp16/bf16 value is a float).
-std::vector<float> to_host_float(const void* data, std::int64_t n, DType dtype);
+// Enqueues a kernel that does nothing (one CTA of one thread): the floor of any launch's host time.
+void launch_empty_kernel(cudaStream_t stream);
 
-std::size_t dtype_bytes(DType dtype);
-
-// Evicts the L2 by writing a buffer larger than it.
+// Evicts the L2 by writing a buffer four times its size.
 class L2Flusher {
 public:
     L2Flusher();
-    void flush();
+    void flush(cudaStream_t stream);
 
 private:
     DeviceBuffer scratch_;

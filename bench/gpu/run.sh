@@ -18,6 +18,11 @@ validate_cases=(
   "--batch 4 --heads 32 --kv-heads 16 --head-dim 128 --ctx 16384"
   "--batch 5 --heads 40 --kv-heads 10 --head-dim 128 --ctx 100,2000,30000,7,4097"
   "--batch 6 --heads 48 --head-dim 64 --ctx 65536"
+  "--batch 4 --heads 16 --kv-heads 8 --head-dim 128 --ctx 16384,3,999,4097 --layout token-major"
+  "--batch 3 --heads 32 --kv-heads 8 --head-dim 128 --ctx 4000,100,70000 --layout paged --block-size 16"
+  "--batch 2 --heads 8 --head-dim 64 --ctx 1,5000 --layout paged --block-size 1"
+  "--batch 2 --heads 64 --kv-heads 8 --head-dim 64 --ctx 3000,700 --layout paged --block-size 256"
+  "--batch 5 --heads 40 --kv-heads 10 --head-dim 128 --ctx 100,2000,30000,7,4097 --layout ragged"
 )
 status=0
 for c in "${validate_cases[@]}"; do

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/device_spec.hpp"
 #include "core/problem.hpp"
@@ -38,6 +39,14 @@ inline Problem random_problem(std::mt19937_64& rng, std::int64_t max_ctx = 1 << 
     const std::int64_t shared = log_uniform(rng, p.q_len, max_ctx);
     for (std::int64_t b = 0; b < p.batch; ++b) p.ctx.push_back(ragged ? log_uniform(rng, p.q_len, max_ctx) : shared);
     return p;
+}
+
+// Live lengths of a decode step in a cache of the problem's capacities: each in [q_len, ctx[b]], as int32
+// cache_seqlens.
+inline std::vector<std::int32_t> random_live_lengths(std::mt19937_64& rng, const Problem& p) {
+    std::vector<std::int32_t> lengths;
+    for (std::int64_t b = 0; b < p.batch; ++b) lengths.push_back(static_cast<std::int32_t>(uniform(rng, p.q_len, p.ctx[b])));
+    return lengths;
 }
 
 inline DeviceSpec random_device(std::mt19937_64& rng) {

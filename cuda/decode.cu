@@ -1,0 +1,95 @@
+// decode.cu — the API of decode.hpp (and trace.hpp's run_traced): checks, the workspace, the launches.
+#include "decode.hpp"
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/tensor_checks.hpp"
+#include "decode_params.cuh"
+#include "device_buffer.cuh"
+#include "kernel_set.hpp"
+#include "live_plan_kernel.hpp"
+#include "run_checks.hpp"
+#include "trace.hpp"
+#include "workspace.hpp"
+
+namespace leanattn::cuda {
+
+namespace {
+
+KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, shape.group(), trace}; }
+
+// Every check first, then the launches: an InputError leaves the stream untouched.
+void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+    const Problem& shape = plan.problem;
+    check_supported(shape, t.dtype);
+    check_decode_tensors(shape, t, /*host_readable=*/false);
+    check_alignment(t);
+    check_workspace(plan, workspace, bytes);
+    if (plan.grid > INT_MAX || shape.outputs() > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
+    const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace.ctas != nullptr));
+    check_residency(plan, current_device_sms(), kernels.ctas_per_sm);
+
+    const WorkspaceLayout w = workspace_layout(plan);
+    auto* base = static_cast<unsigned char*>(workspace);
+    DecodeParams p;
+    p.plan = plan.view();
+    p.plan.request_tiles = reinterpret_cast<const std::int64_t*>(base + w.request_tiles);
+    p.plan.request_offset = reinterpret_cast<const std::int64_t*>(base + w.request_offset);
+    p.live = reinterpret_cast<const LivePlan*>(base + w.live);
+    p.tensors = t;
+    p.tile = shape.tile;
+    const double scale = t.softmax_scale != 0.0f ? static_cast<double>(t.softmax_scale) : 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
+    p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);
+    p.partials = reinterpret_cast<float*>(base + w.partials);
+    p.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
+    p.fused = plan.fused_reduction();
+    p.trace = trace;
+
+    enqueue_live_plan(plan, t, workspace, w, stream);
+    kernels.set.decode<<<static_cast<unsigned>(plan.grid), decode_threads(), decode_shared_bytes(), stream>>>(p);
+    check(cudaGetLastError(), "launch the decode kernel");
+    if (plan.launches > 1) {
+        kernels.set.reduce<<<static_cast<unsigned>(shape.outputs()), decode_threads(), 0, stream>>>(p);
+        check(cudaGetLastError(), "launch the split-reduce kernel");
+    }
+}
+
+}  // namespace
+
+DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing) {
+    check_supported(shape, dtype);
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "device properties");
+    DeviceSpec d;
+    d.name = prop.name;
+    d.description = "the current GPU; CTAs per SM: occupancy of the decode kernel for this shape";
+    d.sms = current_device_sms();
+    d.ctas_per_sm = ready_kernels(variant_of(shape, dtype, false)).ctas_per_sm;
+    d.timing = timing;
+    if (d.ctas_per_sm < 1) {
+        throw InputError(d.name, "cannot hold one CTA of the decode kernel (" + std::to_string(decode_shared_bytes() / 1024) + " KB of shared memory)");
+    }
+    return d;
+}
+
+std::size_t workspace_bytes(const Schedule& plan) { return workspace_layout(plan).bytes; }
+
+void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {
+    enqueue_decode(plan, tensors, workspace, bytes, stream, TraceBuffer{});
+}
+
+void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+    if (trace.ctas == nullptr || trace.segments == nullptr || trace.segments_per_cta < 1) {
+        throw InputError("trace", "needs device buffers for every CTA and at least one segment per CTA");
+    }
+    enqueue_decode(plan, tensors, workspace, bytes, stream, trace);
+}
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,130 @@
+#include "harness.hpp"
+
+#include <algorithm>
+
+#include "core/live_plan.hpp"
+#include "cuda_handles.hpp"
+#include "decode.hpp"
+#include "device_tensors.hpp"
+#include "gpu_tools.cuh"
+
+namespace leanattn::cuda {
+
+namespace {
+
+// The plan of one strategy for the live GPU (refused with InputError if a host could wait on a CTA that is
+// not co-resident).
+Schedule plan_for(const HarnessCase& c, const DeviceSpec& device, Strategy strategy) {
+    PlanOptions options = c.plan;
+    options.strategy = strategy;
+    return make_schedule(c.problem, device, options);
+}
+
+void keep_worst(Errors& worst, const Errors& e) {
+    worst.rel_l2 = std::max(worst.rel_l2, e.rel_l2);
+    worst.max_abs = std::max(worst.max_abs, e.max_abs);
+    worst.lse_max_abs = std::max(worst.lse_max_abs, e.lse_max_abs);
+    worst.non_finite += e.non_finite;
+}
+
+// One traced (untimed) run: records sized from the live plan the host derives from the same lengths.
+KernelTrace traced_run(const Schedule& plan, const DeviceTensors& tensors, void* workspace, std::size_t bytes, const Stream& stream) {
+    // The lengths on the device are the layout's (bench never changes them): the host derives the same plan.
+    const TensorLayout& layout = tensors.layout();
+    KvCacheView kv = layout.views.kv;
+    kv.cu_seqlens = layout.cu_seqlens.empty() ? nullptr : layout.cu_seqlens.data();
+    kv.block_table = layout.block_table.empty() ? nullptr : layout.block_table.data();
+    std::vector<std::int64_t> request_tiles(static_cast<std::size_t>(plan.problem.batch)), request_offset(request_tiles.size() + 1);
+    const PlanView live = live_view(plan, kv, layout.seqlens.data(), request_tiles.data(), request_offset.data());
+    const std::int64_t per_cta = trace_segments_per_cta(live);
+    std::vector<TraceCtaRecord> ctas(static_cast<std::size_t>(plan.grid));
+    std::vector<TraceSegmentRecord> segments(static_cast<std::size_t>(plan.grid * per_cta));
+    DeviceBuffer cta_records(ctas.size() * sizeof(TraceCtaRecord)), segment_records(segments.size() * sizeof(TraceSegmentRecord));
+    check(cudaMemset(cta_records.get(), 0, cta_records.bytes()), "clear the trace");
+    check(cudaMemset(segment_records.get(), 0, segment_records.bytes()), "clear the trace");
+    run_traced(plan, tensors.view(), workspace, bytes, stream.get(), {cta_records.get<TraceCtaRecord>(), segment_records.get<TraceSegmentRecord>(), per_cta});
+    stream.synchronize();
+    check(cudaMemcpy(ctas.data(), cta_records.get(), cta_records.bytes(), cudaMemcpyDeviceToHost), "copy the trace");
+    check(cudaMemcpy(segments.data(), segment_records.get(), segment_records.bytes(), cudaMemcpyDeviceToHost), "copy the trace");
+    return assemble_trace(plan, live, ctas, segments, per_cta);
+}
+
+}  // namespace
+
+bool Validation::ok() const {
+    return std::all_of(results.begin(), results.end(), [](const StrategyCheck& r) { return r.pass; });
+}
+
+Validation validate(const HarnessCase& c, int runs) {
+    Validation v;
+    v.device = live_device(c.problem, c.dtype, c.timing);
+    v.tolerance = tolerance(c.dtype);
+    std::vector<Schedule> plans;
+    for (Strategy s : c.strategies) plans.push_back(plan_for(c, v.device, s));  // every refusal before any work
+
+    DeviceTensors tensors(c.problem, c.dtype, c.layout, c.block_size, c.seed);
+    HostTensors host = tensors.to_host();
+    const ReferenceOutput ref = reference_attention(c.problem, host.view());
+    Stream stream;
+    for (const Schedule& plan : plans) {
+        DeviceBuffer workspace(workspace_bytes(plan));
+        StrategyCheck check_result;
+        check_result.strategy = plan.strategy;
+        check_result.grid = plan.grid;
+        for (int r = 0; r < runs; ++r) {  // poisoned before every run: a stale result cannot pass
+            tensors.poison_outputs(stream.get());
+            run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+            stream.synchronize();
+            tensors.outputs_to_host(host);
+            keep_worst(check_result.worst, compare_to_reference(c.problem, host.view(), ref));
+        }
+        check_result.pass = check_result.worst.non_finite == 0 && check_result.worst.rel_l2 <= v.tolerance;
+        v.results.push_back(check_result);
+    }
+    return v;
+}
+
+Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
+    Benchmark b;
+    b.device = live_device(c.problem, c.dtype, c.timing);
+    std::vector<Schedule> plans;
+    for (Strategy s : c.strategies) plans.push_back(plan_for(c, b.device, s));
+
+    DeviceTensors tensors(c.problem, c.dtype, c.layout, c.block_size, c.seed);
+    b.copy_gbps = measure_copy_gbps(std::size_t{1} << 30);
+    b.kv_bytes = tensors.kv_bytes_read();
+    b.floor_us = b.kv_bytes / (b.copy_gbps * 1e9) * 1e6;
+    L2Flusher flusher;
+    Stream stream;
+    EventTimer timer;
+    for (const Schedule& plan : plans) {
+        DeviceBuffer workspace(workspace_bytes(plan));
+        // Graph replay: the step's two or three launches reach the GPU together, so the host's launch time
+        // (and any gap between the kernels it could cause) stays out of the measurement, as in a serving
+        // loop that replays a captured step. The flush before each replay makes every K/V byte come from HBM.
+        const CapturedGraph step(stream.get(), [&](cudaStream_t s) { run(plan, tensors.view(), workspace.get(), workspace.bytes(), s); });
+        std::vector<float> ms;
+        for (int i = 0; i < repeat + 3; ++i) {  // 3 warm-up replays
+            flusher.flush(stream.get());
+            timer.start(stream.get());
+            step.launch(stream.get());
+            timer.stop(stream.get());
+            const float t = timer.elapsed_ms();
+            if (i >= 3) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        StrategyTiming t;
+        t.strategy = plan.strategy;
+        t.grid = plan.grid;
+        t.launches = plan.launches;
+        t.splits = plan.splits;
+        t.median_us = static_cast<double>(ms[ms.size() / 2]) * 1e3;
+        t.gbps = b.kv_bytes / (t.median_us * 1e-6) / 1e9;
+        t.fraction_of_floor = b.floor_us / t.median_us;
+        b.results.push_back(t);
+        if (trace) b.traces.push_back(traced_run(plan, tensors, workspace.get(), workspace.bytes(), stream));
+    }
+    return b;
+}
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,46 @@
+// kernel_set.hpp — the compile-time variants of the decode kernels, picked at run time. One variant per
+// (dtype, head_dim, rows = query heads per KV head, traced or not); each has a decode kernel and a
+// fixed-split reduce kernel, both taking DecodeParams by value. Host-only header; the instantiations live
+// in kernels_fp16.cu and kernels_bf16.cu (kernel_set.cuh), so the two build in parallel.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.hpp"
+
+namespace leanattn::cuda {
+
+struct DecodeParams;
+
+struct KernelVariant {
+    DType dtype = DType::fp16;
+    std::int64_t head_dim = 128;
+    std::int64_t rows = 1;
+    bool trace = false;
+};
+
+struct KernelSet {
+    void (*decode)(DecodeParams) = nullptr;
+    void (*reduce)(DecodeParams) = nullptr;
+};
+
+// Threads per CTA of both kernels, and the decode kernel's dynamic shared memory (bytes).
+int decode_threads();
+int decode_shared_bytes();
+
+// The kernels of a variant check_supported accepts.
+KernelSet kernel_set(const KernelVariant& variant);
+
+// A variant's kernels made ready on the current device: the decode kernel's shared-memory opt-in done, and
+// how many of its CTAs fit on one SM (the occupancy calculator's answer). Cached per device and variant,
+// so run() pays for this once; later calls cost an array read. Throws std::runtime_error on a CUDA error.
+struct ReadyKernels {
+    KernelSet set;
+    std::int64_t ctas_per_sm = 0;
+};
+ReadyKernels ready_kernels(const KernelVariant& variant);
+
+// SM count of the current device, cached per device.
+std::int64_t current_device_sms();
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,99 @@
+#include "live_plan_kernel.hpp"
+
+#include <cstdint>
+
+#include "core/live_plan.hpp"
+#include "device_buffer.cuh"
+
+namespace leanattn::cuda {
+
+namespace {
+
+constexpr int prologue_threads = 1024;
+constexpr int prologue_warps = prologue_threads / 32;
+
+struct LivePlanArgs {
+    KvCacheView kv;
+    const std::int32_t* seqlens;
+    std::int64_t batch, kv_heads, tile;
+    bool fixed_split;
+    std::int64_t splits, plan_chunk;
+    LivePlan* live;
+    std::int64_t* request_tiles;   // (batch)
+    std::int64_t* request_offset;  // (batch + 1)
+    std::int32_t* flags;           // (flag_count)
+    std::int64_t flag_count;
+};
+
+// Requests go through in chunks of 1024, one per thread. Within a chunk, request_offset is a block-wide
+// inclusive scan of kv_heads × tiles: a shuffle scan inside each warp, then each thread adds the totals of
+// the warps before its own (32 values in shared memory); `carry` holds the offsets of the chunks before.
+// The sums are exact integers, so the order of additions cannot change a result: the host's sequential
+// live_view gives the very same arrays.
+__global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LivePlanArgs a) {
+    __shared__ std::int64_t warp_value[prologue_warps];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    std::int64_t carry = 0, longest = 0;
+    for (std::int64_t first = 0; first < a.batch; first += prologue_threads) {
+        const std::int64_t b = first + threadIdx.x;
+        const std::int64_t tiles = b < a.batch ? plan::tiles_for(tensors::live_tokens(a.kv, a.seqlens, b), a.tile) : 0;
+        longest = tiles > longest ? tiles : longest;
+        std::int64_t x = a.kv_heads * tiles;
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const std::int64_t y = __shfl_up_sync(0xffffffffu, x, d);
+            if (lane >= d) x += y;
+        }
+        if (lane == 31) warp_value[warp] = x;
+        __syncthreads();
+        std::int64_t before = 0, chunk_total = 0;
+        for (int w = 0; w < prologue_warps; ++w) {
+            before += w < warp ? warp_value[w] : 0;
+            chunk_total += warp_value[w];
+        }
+        if (b < a.batch) {
+            a.request_tiles[b] = tiles;
+            a.request_offset[b + 1] = carry + before + x;
+        }
+        carry += chunk_total;
+        __syncthreads();  // warp_value is rewritten by the next chunk (and by the maximum below)
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+        const std::int64_t y = __shfl_xor_sync(0xffffffffu, longest, d);
+        longest = y > longest ? y : longest;
+    }
+    if (lane == 0) warp_value[warp] = longest;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 0; w < prologue_warps; ++w) longest = warp_value[w] > longest ? warp_value[w] : longest;
+        a.request_offset[0] = 0;
+        a.live->total_tiles = carry;
+        a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan_chunk;
+    }
+    for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
+}
+
+}  // namespace
+
+void enqueue_live_plan(const Schedule& plan, const DecodeTensors& t, void* workspace, const WorkspaceLayout& w, cudaStream_t stream) {
+    auto* base = static_cast<unsigned char*>(workspace);
+    LivePlanArgs a;
+    a.kv = t.kv;
+    a.seqlens = t.seqlens;
+    a.batch = plan.problem.batch;
+    a.kv_heads = plan.problem.kv_heads;
+    a.tile = plan.problem.tile;
+    a.fixed_split = plan.strategy == Strategy::fixed_split;
+    a.splits = plan.splits;
+    a.plan_chunk = plan.chunk;
+    a.live = reinterpret_cast<LivePlan*>(base + w.live);
+    a.request_tiles = reinterpret_cast<std::int64_t*>(base + w.request_tiles);
+    a.request_offset = reinterpret_cast<std::int64_t*>(base + w.request_offset);
+    a.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
+    a.flag_count = w.flag_count;
+    live_plan_kernel<<<1, prologue_threads, 0, stream>>>(a);
+    check(cudaGetLastError(), "launch the live-plan prologue");
+}
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,75 @@
+#include "run_checks.hpp"
+
+#include <string>
+
+#include "core/input_error.hpp"
+#include "decode.hpp"
+#include "workspace.hpp"
+
+namespace leanattn::cuda {
+
+namespace {
+
+constexpr std::int64_t vector_bytes = 16;
+
+bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0; }
+bool aligned(std::int64_t stride_elements, std::int64_t element_bytes) { return stride_elements * element_bytes % vector_bytes == 0; }
+
+void require_aligned(const char* parameter, const void* data, std::initializer_list<std::int64_t> strides, std::int64_t element_bytes) {
+    if (!aligned(data)) throw InputError(parameter, "its data pointer is not 16-byte aligned (the kernels load 16-byte vectors)");
+    for (const std::int64_t s : strides) {
+        if (!aligned(s, element_bytes)) {
+            throw InputError(parameter, "stride " + std::to_string(s) + " elements is not a multiple of 16 bytes (the kernels load 16-byte vectors)");
+        }
+    }
+}
+
+}  // namespace
+
+void check_supported(const Problem& p, DType dtype) {
+    if (dtype != DType::fp16 && dtype != DType::bf16) {
+        throw InputError("q dtype " + std::string(dtype_name(dtype)), "the CUDA kernels take fp16 or bf16 tensors");
+    }
+    if (p.q_len != 1) throw InputError("q_len " + std::to_string(p.q_len), "the CUDA kernels decode one query token per request");
+    if (p.head_dim != 64 && p.head_dim != 128) throw InputError("head_dim " + std::to_string(p.head_dim), "the CUDA kernels take 64 or 128");
+    const std::int64_t g = p.group();
+    if (g != 1 && g != 2 && g != 4 && g != 8) {
+        throw InputError("q", std::to_string(p.q_heads) + " query heads over " + std::to_string(p.kv_heads) +
+                                  " KV heads: the CUDA kernels take 1, 2, 4 or 8 query heads per KV head");
+    }
+}
+
+void check_alignment(const DecodeTensors& t) {
+    const std::int64_t e = dtype_bytes(t.dtype);
+    require_aligned("q", t.q.data, {t.q.stride_batch, t.q.stride_token, t.q.stride_head}, e);
+    require_aligned("out", t.o.data, {t.o.stride_batch, t.o.stride_token, t.o.stride_head}, e);
+    const KvCacheView& kv = t.kv;
+    require_aligned("k_cache", kv.k, {kv.stride_request, kv.stride_token, kv.stride_head}, e);
+    require_aligned("v_cache", kv.v, {kv.stride_request, kv.stride_token, kv.stride_head}, e);
+    auto natural = [](const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; };
+    if (!natural(t.lse.data, sizeof(float))) throw InputError("softmax_lse", "its data pointer is not 4-byte aligned");
+    if (!natural(t.seqlens, sizeof(std::int32_t))) throw InputError("cache_seqlens", "its data pointer is not 4-byte aligned");
+    if (!natural(kv.block_table, sizeof(std::int32_t))) throw InputError("block_table", "its data pointer is not 4-byte aligned");
+    if (!natural(kv.cu_seqlens, sizeof(std::int32_t))) throw InputError("cu_seqlens", "its data pointer is not 4-byte aligned");
+}
+
+void check_workspace(const Schedule& plan, const void* workspace, std::size_t bytes) {
+    const std::size_t needed = workspace_bytes(plan);
+    if (workspace == nullptr) throw InputError("workspace", "is missing (allocate workspace_bytes(plan) bytes of device memory)");
+    if (reinterpret_cast<std::uintptr_t>(workspace) % vector_bytes != 0) throw InputError("workspace", "is not 16-byte aligned");
+    if (bytes < needed) {
+        throw InputError("workspace_bytes " + std::to_string(bytes), "the plan needs " + std::to_string(needed) + " bytes (workspace_bytes(plan))");
+    }
+}
+
+void check_residency(const Schedule& plan, std::int64_t sms, std::int64_t ctas_per_sm) {
+    if (!plan.fused_reduction()) return;
+    const std::int64_t resident = sms * ctas_per_sm;
+    if (plan.grid <= resident) return;
+    throw InputError("plan", "its grid of " + std::to_string(plan.grid) + " CTAs (made for " + plan.device.name + ", " +
+                                 std::to_string(plan.device.resident_ctas()) + " resident CTAs) exceeds the " + std::to_string(resident) +
+                                 " this GPU holds at once for this kernel (" + std::to_string(sms) + " SMs x " + std::to_string(ctas_per_sm) +
+                                 " per SM): a host could wait on a CTA that never starts; make the plan with live_device()");
+}
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,29 @@
+// run_checks.hpp — what run() refuses before it enqueues anything, as plain functions a CPU test can call.
+// Each throws InputError naming the API's parameter (q, out, k_cache, v_cache, softmax_lse, workspace).
+// check_supported (the shapes the kernels cover) is part of the API: decode.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/decode_tensors.hpp"
+#include "core/schedule.hpp"
+
+namespace leanattn::cuda {
+
+// The kernels move q, K and V in 16-byte vectors: those pointers, out's, and every stride of them (in
+// bytes) must be multiples of 16. Lengths, tables and LSE are read and written as scalars: their natural
+// alignment.
+void check_alignment(const DecodeTensors& tensors);
+
+// The workspace must be present, 16-byte aligned and at least workspace_bytes(plan) long.
+void check_workspace(const Schedule& plan, const void* workspace, std::size_t bytes);
+
+// The can_implement guard. A plan whose hosts wait for peers inside the launch (stream-k) runs only when
+// all its CTAs can be resident at once on this GPU: grid ≤ SMs × CTAs of this kernel per SM. That is the
+// condition that holds for any live lengths: the plan was checked for co-residency at the lengths it was
+// made for, but shorter live lengths move CTA boundaries, so a grid beyond what is resident could make a
+// host wait on a CTA that never starts. Plans without a fused reduction never wait inside a launch.
+void check_residency(const Schedule& plan, std::int64_t sms, std::int64_t ctas_per_sm);
+
+}  // namespace leanattn::cuda

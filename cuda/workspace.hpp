@@ -1,0 +1,48 @@
+// workspace.hpp — how run() lays out the caller's workspace: what the prologue derives from the live
+// lengths at every run, the peers' flags and the partials. Host-side geometry (plain C++, tested without a
+// GPU); the kernels receive pointers into the sections.
+//
+// Sections, in this order, each starting on a 256-byte boundary:
+//   live            LivePlan: the live LeanTile total and fixed-split's live chunk
+//   request_tiles   (batch)       int64: LeanTiles of each output tile of request b, from cache_seqlens
+//   request_offset  (batch + 1)   int64: first global iteration of request b; [batch] = the live total
+//   flags           (grid)        int32: set to 1 by a CTA once its partial is stored (stream-k only: the
+//                                 hosts wait inside the launch); cleared by the prologue of every run
+//   partials        (grid, rows · head_dim + 2 · rows) fp32: a CTA's un-scaled O, then m, then l (plans
+//                                 whose outputs can have more than one contributor)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/schedule.hpp"
+
+namespace leanattn::cuda {
+
+// Written by the prologue kernel, read by the decode and reduce kernels into their PlanView.
+struct LivePlan {
+    std::int64_t total_tiles = 0;  // I for the live lengths
+    std::int64_t chunk = 0;        // fixed-split: ⌈longest live request's LeanTiles / splits⌉; else the plan's
+};
+
+struct WorkspaceLayout {
+    std::size_t live = 0;            // byte offsets of the sections
+    std::size_t request_tiles = 0;
+    std::size_t request_offset = 0;
+    std::size_t flags = 0;
+    std::size_t partials = 0;
+    std::int64_t flag_count = 0;     // int32 flags: the grid when the plan reduces inside the launch, else 0
+    std::int64_t partial_floats = 0; // floats of one CTA's partial slot
+    std::int64_t partial_slots = 0;  // slots: the grid when an output can have several contributors, else 0
+    std::size_t bytes = 0;           // the whole workspace
+};
+
+inline constexpr std::size_t workspace_alignment = 256;
+
+// Floats of one partial: rows · head_dim accumulators, then rows maxima, then rows sums (rows = the output
+// tile's query rows: group · q_len).
+std::int64_t partial_floats(const Problem& shape);
+
+WorkspaceLayout workspace_layout(const Schedule& plan);
+
+}  // namespace leanattn::cuda

@@ -1,0 +1,127 @@
+// A plan made for the cache's capacities, walked with the per-request arrays of the live lengths
+// (core/live_plan.hpp): what the CPU executor derives on the host and the CUDA prologue on the device.
+// The grid stays the plan's, so CTAs beyond the live work must walk nothing, and every live LeanTile must
+// still be done exactly once, by contributors that are consecutive and led by the output's host.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "core/live_plan.hpp"
+#include "core/tensor_layout.hpp"
+#include "core/walker.hpp"
+#include "random_problems.hpp"
+
+using namespace leanattn;
+using namespace leanattn::testing;
+
+namespace {
+
+constexpr Strategy all_strategies[] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+
+struct LiveArrays {
+    std::vector<std::int64_t> tiles, offset;
+    PlanView view;
+};
+
+LiveArrays live_arrays(const Schedule& s, const KvCacheView& kv, const std::vector<std::int32_t>& lengths) {
+    LiveArrays a;
+    a.tiles.resize(static_cast<std::size_t>(s.problem.batch));
+    a.offset.resize(a.tiles.size() + 1);
+    a.view = live_view(s, kv, lengths.data(), a.tiles.data(), a.offset.data());
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("the live view of the lengths a plan was made for is the plan's own view") {
+    auto rng = seeded_rng(21);
+    for (int i = 0; i < 500; ++i) {
+        const Problem p = random_problem(rng, 100000);
+        const DeviceSpec d = random_device(rng);
+        const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+        for (Strategy strategy : all_strategies) {
+            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            CAPTURE(i, describe(p, d), strategy_name(strategy));
+            const LiveArrays live = live_arrays(s, t.views.kv, t.seqlens);
+            REQUIRE(live.tiles == s.request_tiles);
+            REQUIRE(live.offset == s.request_offset);
+            REQUIRE(live.view.total_tiles == s.total_tiles);
+            REQUIRE(live.view.chunk == s.chunk);
+            REQUIRE(live.view.grid == s.grid);
+        }
+    }
+}
+
+TEST_CASE("shorter live lengths give the arrays of a plan made for them, with the capacity plan's grid and splits") {
+    auto rng = seeded_rng(22);
+    for (int i = 0; i < 500; ++i) {
+        const Problem p = random_problem(rng, 100000);
+        const DeviceSpec d = random_device(rng);
+        for (CacheLayout layout : {CacheLayout::padded, CacheLayout::paged, CacheLayout::ragged}) {
+            const TensorLayout t = make_tensor_layout(p, DType::fp16, layout, 16);
+            KvCacheView kv = t.views.kv;
+            kv.cu_seqlens = t.cu_seqlens.empty() ? nullptr : t.cu_seqlens.data();
+            const std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
+            Problem shorter = p;
+            shorter.ctx.assign(lengths.begin(), lengths.end());
+            for (Strategy strategy : all_strategies) {
+                const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+                const Schedule fresh = make_schedule(shorter, d, {strategy, strategy == Strategy::fixed_split ? s.splits : 0, 0});
+                CAPTURE(i, describe(p, d), strategy_name(strategy), cache_layout_name(layout));
+                const LiveArrays live = live_arrays(s, kv, lengths);
+                REQUIRE(live.tiles == fresh.request_tiles);
+                REQUIRE(live.offset == fresh.request_offset);
+                REQUIRE(live.view.total_tiles == fresh.total_tiles);
+                REQUIRE(live.view.grid == s.grid);
+                if (strategy == Strategy::fixed_split) REQUIRE(live.view.chunk == fresh.chunk);
+            }
+        }
+    }
+}
+
+TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile once; spare CTAs walk nothing") {
+    auto rng = seeded_rng(23);
+    std::int64_t grids_beyond_work = 0;
+    for (int i = 0; i < 1500; ++i) {
+        const Problem p = random_problem(rng, 20000);
+        const DeviceSpec d = random_device(rng);
+        const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+        std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
+        if (i % 4 == 0) std::fill(lengths.begin(), lengths.end(), static_cast<std::int32_t>(p.q_len));  // the shortest step
+        for (Strategy strategy : all_strategies) {
+            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            const LiveArrays live = live_arrays(s, t.views.kv, lengths);
+            const PlanView& v = live.view;
+            CAPTURE(i, describe(p, d), strategy_name(strategy));
+            grids_beyond_work += s.grid > v.total_tiles ? 1 : 0;
+            std::vector<int> visits(static_cast<std::size_t>(v.total_tiles), 0);
+            std::vector<std::vector<std::int64_t>> holders(static_cast<std::size_t>(plan::outputs(v)));
+            for (std::int64_t g = 0; g < v.grid; ++g) {
+                for (CtaWalker w(v, g); w.valid(); w.advance()) {
+                    const Segment& seg = w.current();
+                    REQUIRE(seg.tiles() > 0);
+                    for (std::int64_t x = seg.begin; x < seg.end; ++x) ++visits[plan::output_offset(v, seg.output) + x];
+                    holders[seg.output].push_back(g);
+                    REQUIRE(seg.host == (g == plan::host_cta(v, seg.output)));
+                }
+            }
+            REQUIRE(std::all_of(visits.begin(), visits.end(), [](int c) { return c == 1; }));
+            for (std::int64_t o = 0; o < plan::outputs(v); ++o) {
+                const auto& h = holders[o];
+                REQUIRE(static_cast<std::int64_t>(h.size()) == plan::contributor_count(v, o));
+                for (std::size_t k = 0; k < h.size(); ++k) REQUIRE(h[k] == plan::contributor(v, o, static_cast<std::int64_t>(k)));
+            }
+        }
+    }
+    CHECK(grids_beyond_work > 100);  // the case the GPU meets at every short step: more CTAs than LeanTiles
+}
+
+TEST_CASE("tiles_for and fixed_split_chunk at their edges") {
+    CHECK(plan::tiles_for(0, 128) == 0);
+    CHECK(plan::tiles_for(1, 128) == 1);
+    CHECK(plan::tiles_for(128, 128) == 1);
+    CHECK(plan::tiles_for(129, 128) == 2);
+    CHECK(plan::fixed_split_chunk(0, 4) == 1);  // an all-empty step still walks
+    CHECK(plan::fixed_split_chunk(9, 4) == 3);
+    CHECK(plan::fixed_split_chunk(8, 4) == 2);
+}

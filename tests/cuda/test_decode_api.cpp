@@ -1,0 +1,273 @@
+// The decode API's promises on a GPU (cuda/decode.hpp): run() allocates nothing and never synchronises,
+// refuses bad input before it enqueues anything, derives the same live plan on the device as core's
+// live_view on the host, reads every cache layout's tokens alike, gives bitwise-identical results run to
+// run, and its traced kernel records the plan it ran. Skips, with a message, where no GPU is found.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "core/input_error.hpp"
+#include "core/live_plan.hpp"
+#include "core/reference.hpp"
+#include "core/walker.hpp"
+#include "cuda/cuda_handles.hpp"
+#include "cuda/decode.hpp"
+#include "cuda/device_tensors.hpp"
+#include "cuda/trace.hpp"
+#include "cuda/workspace.hpp"
+#include "gpu_fixtures.hpp"
+
+using namespace leanattn;
+using namespace leanattn::testing;
+
+namespace {
+
+constexpr Strategy all_strategies[] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+
+template <typename T>
+std::vector<T> download(const void* device, std::size_t count) {
+    std::vector<T> host(count);
+    if (count != 0) cuda::check(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    return host;
+}
+
+std::size_t free_device_memory() {
+    std::size_t free = 0, total = 0;
+    cuda::check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+}
+
+}  // namespace
+
+TEST_CASE("run() allocates nothing and never synchronises: it captures in global mode, and 1000 runs leave free memory as it was") {
+    if (!gpu_or_skip("the no-allocation test")) return;
+    const Problem p = gpu_problem(32, 8, 128, {5000, 300, 2000});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::paged, 16, 3);
+    const cuda::Stream stream;
+    for (Strategy strategy : all_strategies) {
+        CAPTURE(strategy_name(strategy));
+        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        auto step = [&](cudaStream_t s) { cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), s); };
+        // In the global capture mode, cudaMalloc, a synchronising call or a legacy-stream launch fails.
+        const cuda::CapturedGraph graph(stream.get(), step, cudaStreamCaptureModeGlobal);
+        CHECK(static_cast<std::int64_t>(graph.nodes()) == 1 + plan.launches);  // prologue, decode (, reduce)
+        for (int i = 0; i < 5; ++i) step(stream.get());  // modules load lazily at a kernel's first launch
+        stream.synchronize();
+        const std::size_t before = free_device_memory();
+        for (int i = 0; i < 1000; ++i) step(stream.get());
+        stream.synchronize();
+        CHECK(free_device_memory() == before);
+    }
+}
+
+TEST_CASE("run() refuses bad input before it enqueues anything") {
+    if (!gpu_or_skip("the refusal test")) return;
+    Problem p = gpu_problem(32, 8, 128, {1, 1});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    DeviceSpec twice = device;
+    twice.sms *= 2;
+    // Enough LeanTiles (16 outputs) for a stream-k grid of twice the resident CTAs.
+    const std::int64_t n = (2 * twice.resident_ctas() / 16 + 1) * p.tile;
+    p.ctx = {n, 1000};
+    const Schedule plan = make_schedule(p, device, {});
+    const Schedule too_big = make_schedule(p, twice, {});
+    REQUIRE(too_big.grid > device.resident_ctas());
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::padded, 16, 1);
+    const cuda::DeviceBuffer workspace(std::max(cuda::workspace_bytes(plan), cuda::workspace_bytes(too_big)));
+    const cuda::Stream stream;
+    DecodeTensors t = tensors.view();
+    const Schedule* which = &plan;
+    std::size_t bytes = workspace.bytes();
+    std::string parameter = "accepted";
+    SECTION("good input is enqueued") { parameter = "accepted"; }
+    SECTION("misaligned q") { t.q.data = static_cast<char*>(t.q.data) + 2, parameter = "q ("; }
+    SECTION("no cache_seqlens") { t.seqlens = nullptr, parameter = "cache_seqlens ("; }
+    SECTION("fp32 tensors") { t.dtype = DType::fp32, parameter = "q dtype fp32"; }
+    SECTION("a short workspace") { bytes = cuda::workspace_bytes(plan) - 16, parameter = "workspace_bytes"; }
+    SECTION("a cache too small for the plan") { t.kv.capacity = n - 1, parameter = "k_cache ("; }
+    SECTION("a stream-k plan made for a GPU with twice the SMs") { which = &too_big, parameter = "plan ("; }
+    // Whatever run() enqueued before refusing would land in the graph.
+    cuda::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "begin capture");
+    std::string refusal = "accepted";
+    try {
+        cuda::run(*which, t, workspace.get(), bytes, stream.get());
+    } catch (const InputError& e) {
+        refusal = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    cuda::check(cudaStreamEndCapture(stream.get(), &graph), "end capture");
+    std::size_t nodes = 0;
+    cuda::check(cudaGraphGetNodes(graph, nullptr, &nodes), "graph nodes");
+    cudaGraphDestroy(graph);
+    CHECK_THAT(refusal, Catch::StartsWith(parameter));
+    CHECK(nodes == (refusal == "accepted" ? static_cast<std::size_t>(1 + plan.launches) : 0));
+}
+
+TEST_CASE("the prologue derives core's live_view on the device, for batches across its 1024-request chunks, and clears the flags") {
+    if (!gpu_or_skip("the live-plan prologue test")) return;
+    std::mt19937_64 rng(17);
+    for (std::int64_t batch : {1, 31, 1024, 1025, 3000}) {
+        std::vector<std::int64_t> capacity;
+        for (std::int64_t b = 0; b < batch; ++b) capacity.push_back(std::uniform_int_distribution<std::int64_t>(1, 700)(rng));
+        const Problem p = gpu_problem(4, 2, 64, capacity);
+        const DeviceSpec device = cuda::live_device(p, DType::bf16);
+        cuda::DeviceTensors tensors(p, DType::bf16, CacheLayout::ragged, 16, 2);
+        cuda::HostTensors host = tensors.to_host();
+        for (std::int32_t& n : host.seqlens) {  // live lengths, some out of range: the device clamps them like the host
+            const int pick = static_cast<int>(rng() % 8);
+            n = pick == 0 ? -4 : pick == 1 ? n + 50 : static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(n) + 1);
+        }
+        tensors.upload_inputs(host);
+        const cuda::Stream stream;
+        for (Strategy strategy : all_strategies) {
+            CAPTURE(batch, strategy_name(strategy));
+            const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+            const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+            cuda::check(cudaMemset(workspace.get(), 0x7F, workspace.bytes()), "dirty workspace");
+            cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+            stream.synchronize();
+            std::vector<std::int64_t> tiles(static_cast<std::size_t>(batch)), offset(tiles.size() + 1);
+            const DecodeTensors h = host.view();
+            const PlanView expected = live_view(plan, h.kv, h.seqlens, tiles.data(), offset.data());
+            const cuda::WorkspaceLayout w = cuda::workspace_layout(plan);
+            const auto* base = workspace.get<unsigned char>();
+            const auto live = download<cuda::LivePlan>(base + w.live, 1).front();
+            CHECK(download<std::int64_t>(base + w.request_tiles, tiles.size()) == tiles);
+            CHECK(download<std::int64_t>(base + w.request_offset, offset.size()) == offset);
+            CHECK(live.total_tiles == expected.total_tiles);
+            CHECK(live.chunk == expected.chunk);
+            // After the run, exactly the CTAs that stored a partial for a host have raised their flag.
+            const auto flags = download<std::int32_t>(base + w.flags, static_cast<std::size_t>(w.flag_count));
+            for (std::int64_t g = 0; g < w.flag_count; ++g) {
+                CtaWalker walk(expected, g);
+                const bool stored = walk.valid() && !walk.current().host && plan::contributor_count(expected, walk.current().output) > 1;
+                CHECK(flags[static_cast<std::size_t>(g)] == (stored ? 1 : 0));
+            }
+        }
+    }
+}
+
+TEST_CASE("every cache layout holding the same tokens gives the padded cache's bits, run after run") {
+    if (!gpu_or_skip("the layout equivalence test")) return;
+    const Problem p = gpu_problem(16, 4, 128, {3000, 129, 1, 2049});
+    for (DType dtype : {DType::fp16, DType::bf16}) {
+        const DeviceSpec device = cuda::live_device(p, dtype);
+        cuda::DeviceTensors padded(p, dtype, CacheLayout::padded, 16, 9);
+        const cuda::HostTensors source = padded.to_host();
+        const cuda::Stream stream;
+        for (Strategy strategy : all_strategies) {
+            const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+            const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+            cuda::run(plan, padded.view(), workspace.get(), workspace.bytes(), stream.get());
+            stream.synchronize();
+            cuda::HostTensors want = padded.to_host();
+            for (CacheLayout layout : {CacheLayout::padded, CacheLayout::token_major, CacheLayout::paged, CacheLayout::ragged}) {
+                for (std::int64_t block_size : {std::int64_t{1}, std::int64_t{16}, std::int64_t{256}}) {
+                    if (layout != CacheLayout::paged && block_size != 16) continue;
+                    CAPTURE(dtype_name(dtype), strategy_name(strategy), cache_layout_name(layout), block_size);
+                    cuda::DeviceTensors other(p, dtype, layout, block_size, 4);
+                    cuda::HostTensors copy = other.to_host();
+                    // The padded cache's tokens, each moved to where this layout keeps it (core's kv_offset).
+                    const std::int64_t e = dtype_bytes(dtype), row = p.head_dim * e;
+                    cuda::HostTensors src = source;
+                    const DecodeTensors from = src.view(), to = copy.view();
+                    for (std::int64_t b = 0; b < p.batch; ++b) {
+                        for (std::int64_t h = 0; h < p.kv_heads; ++h) {
+                            for (std::int64_t tok = 0; tok < p.ctx[b]; ++tok) {
+                                const std::int64_t a = tensors::kv_offset(from.kv, b, h, tok) * e, z = tensors::kv_offset(to.kv, b, h, tok) * e;
+                                std::memcpy(copy.k.data() + z, source.k.data() + a, static_cast<std::size_t>(row));
+                                std::memcpy(copy.v.data() + z, source.v.data() + a, static_cast<std::size_t>(row));
+                            }
+                        }
+                    }
+                    copy.q = source.q;
+                    other.upload_inputs(copy);
+                    for (int again = 0; again < 2; ++again) {
+                        other.poison_outputs(stream.get());
+                        cuda::run(plan, other.view(), workspace.get(), workspace.bytes(), stream.get());
+                        stream.synchronize();
+                        other.outputs_to_host(copy);
+                        REQUIRE(copy.o == want.o);
+                        REQUIRE(std::memcmp(copy.lse.data(), want.lse.data(), want.lse.size() * sizeof(float)) == 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("the traced kernel records every CTA and segment of the plan, on real SMs, and computes the same bits") {
+    if (!gpu_or_skip("the trace test")) return;
+    const Problem p = gpu_problem(32, 8, 128, {20000, 3000, 100});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::paged, 16, 8);
+    const cuda::Stream stream;
+    for (Strategy strategy : all_strategies) {
+        CAPTURE(strategy_name(strategy));
+        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        const std::vector<unsigned char> plain = tensors.to_host().o;
+
+        const PlanView live = plan.view();  // the lengths on the device are the plan's
+        const std::int64_t per_cta = cuda::trace_segments_per_cta(live);
+        cuda::DeviceBuffer ctas(static_cast<std::size_t>(plan.grid) * sizeof(cuda::TraceCtaRecord));
+        cuda::DeviceBuffer segments(static_cast<std::size_t>(plan.grid * per_cta) * sizeof(cuda::TraceSegmentRecord));
+        cuda::check(cudaMemset(ctas.get(), 0, ctas.bytes()), "clear");
+        cuda::check(cudaMemset(segments.get(), 0, segments.bytes()), "clear");
+        tensors.poison_outputs(stream.get());
+        cuda::run_traced(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get(),
+                         {ctas.get<cuda::TraceCtaRecord>(), segments.get<cuda::TraceSegmentRecord>(), per_cta});
+        stream.synchronize();
+        CHECK(tensors.to_host().o == plain);
+        const cuda::KernelTrace trace = cuda::assemble_trace(plan, live, download<cuda::TraceCtaRecord>(ctas.get(), static_cast<std::size_t>(plan.grid)),
+                                                              download<cuda::TraceSegmentRecord>(segments.get(), static_cast<std::size_t>(plan.grid * per_cta)), per_cta);
+        CHECK(trace.makespan_ns > 0);
+        for (const cuda::CtaTimes& c : trace.ctas) {
+            CHECK(c.sm < device.sms);
+            for (const cuda::SegmentTimes& s : c.segments) CHECK((s.role == cuda::SegmentRole::reduce) == (s.wait_begin_ns >= 0));
+        }
+    }
+}
+
+TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skipped without touching out's bits") {
+    if (!gpu_or_skip("the scale and LSE test")) return;
+    const Problem p = gpu_problem(8, 8, 64, {3000, 70});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::token_major, 16, 6);
+    cuda::HostTensors host = tensors.to_host();
+    const cuda::Stream stream;
+    for (Strategy strategy : all_strategies) {
+        CAPTURE(strategy_name(strategy));
+        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        DecodeTensors t = tensors.view();
+        t.softmax_scale = 0.03f;  // not 1/sqrt(64) = 0.125: a kernel that ignored it would be far off
+        tensors.poison_outputs(stream.get());
+        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        tensors.outputs_to_host(host);
+        DecodeTensors h = host.view();
+        h.softmax_scale = t.softmax_scale;
+        const Errors e = compare_to_reference(p, h, reference_attention(p, h));
+        CHECK(e.non_finite == 0);
+        CHECK(e.rel_l2 <= tolerance(DType::fp16));
+        CHECK(e.lse_max_abs <= 1e-3);
+        const std::vector<unsigned char> with_lse = host.o;
+
+        t.lse.data = nullptr;
+        tensors.poison_outputs(stream.get());
+        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        tensors.outputs_to_host(host);
+        CHECK(host.o == with_lse);
+        const bool lse_untouched = std::all_of(host.lse.begin(), host.lse.end(), [](float x) { return std::isnan(x); });
+        CHECK(lse_untouched);
+    }
+}
