@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "device_spec.hpp"
@@ -19,6 +20,8 @@ struct PlanOptions {
     Strategy strategy = Strategy::stream_k;
     std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic
     std::int64_t grid = 0;    // stream-k: 0 = min(resident CTAs, I); other values for experiments
+    StreamKRule stream_k_rule = StreamKRule::aligned;  // stream-k: where CTA boundaries go (strategy.hpp)
+    std::optional<std::int64_t> snap;  // stream-k, aligned: this snap instead of the cost model's; experiments
 };
 
 struct Schedule {
@@ -30,6 +33,8 @@ struct Schedule {
     std::int64_t total_tiles = 0;
     std::int64_t splits = 1;
     std::int64_t chunk = 0;
+    StreamKRule stream_k_rule = StreamKRule::paper;  // stream-k only
+    std::int64_t snap = 0;  // stream-k: 0 under the paper's rule; aligned: at most the longest output's LeanTiles
     std::vector<std::int64_t> request_tiles;   // (batch)
     std::vector<std::int64_t> request_offset;  // (batch + 1)
 

@@ -84,10 +84,46 @@ void check_contiguity(const Schedule& s, const ScheduleTable& t, Problems& probl
     }
 }
 
+bool on_output_boundary(const PlanView& plan, std::int64_t x) {
+    return x <= 0 || x >= plan.total_tiles || x == plan::output_offset(plan, plan::output_of_iteration(plan, x));
+}
+
+// stream-k, both rules: the CTAs' ranges, as the walker yielded them, follow one another in CTA order
+// (CTA g ends where the next non-empty CTA begins; an empty CTA sits there too), and every start lies
+// within snap of the paper's ideal start, on an output boundary if it moved or if the CTA is empty. With
+// snap 0 that is the paper's plan exactly.
+void check_stream_k_starts(const Schedule& s, const ScheduleTable& t, Problems& problems) {
+    if (static_cast<std::int64_t>(t.ctas.size()) != s.grid || s.grid <= 0) return;  // reported elsewhere
+    const PlanView plan = s.view();
+    std::int64_t next = s.total_tiles;  // where CTA g + 1 starts
+    for (std::int64_t g = s.grid - 1; g >= 0; --g) {
+        const CtaRow& row = t.ctas[g];
+        std::int64_t start = next;
+        if (!row.segments.empty()) {
+            const Segment& first = row.segments.front();
+            const Segment& last = row.segments.back();
+            start = plan::output_offset(plan, first.output) + first.begin;
+            const std::int64_t end = plan::output_offset(plan, last.output) + last.end;
+            if (end != next) problems.add("CTA ", g, " ends at LeanTile ", end, " but the next CTA starts at ", next);
+        }
+        const std::int64_t ideal = plan::stream_k_ideal_start(plan, g);
+        const std::int64_t moved = start > ideal ? start - ideal : ideal - start;
+        if (moved > s.snap) problems.add("CTA ", g, " starts at ", start, ", ", moved, " LeanTiles from its ideal start ", ideal, " (snap ", s.snap, ")");
+        if ((moved > 0 || row.segments.empty()) && !on_output_boundary(plan, start)) {
+            problems.add("CTA ", g, (row.segments.empty() ? " is empty" : " moved"), " at LeanTile ", start, ", which is not an output boundary");
+        }
+        next = start;
+    }
+    if (next != 0) problems.add("the first CTA starts at LeanTile ", next, ", not 0");
+}
+
 void check_balance(const Schedule& s, const ScheduleTable& t, Problems& problems) {
     switch (s.strategy) {
         case Strategy::stream_k: {
             if (s.grid > s.total_tiles) problems.add("grid ", s.grid, " exceeds the ", s.total_tiles, " LeanTiles");
+            check_stream_k_starts(s, t, problems);
+            if (s.stream_k_rule == StreamKRule::aligned) break;
+            if (s.snap != 0) problems.add("the paper's rule has snap ", s.snap, " (must be 0)");
             std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
             for (const CtaRow& row : t.ctas) lo = std::min(lo, row.tiles), hi = std::max(hi, row.tiles);
             if (!t.ctas.empty() && hi - lo > 1) problems.add("stream-k CTAs hold between ", lo, " and ", hi, " LeanTiles (must differ by at most 1)");

@@ -17,7 +17,9 @@ namespace leanattn {
 //  - host/finishing flags match the segment's place in its output;
 //  - exactly one host per output, and it is listed first among the output's contributors, which are
 //    exactly the CTAs holding its segments, in CTA order;
-//  - stream-k: grid ≤ LeanTiles, and max − min LeanTiles per CTA ≤ 1;
+//  - stream-k: grid ≤ LeanTiles; the CTAs' ranges follow one another in CTA order; every CTA starts within
+//    snap of the paper's ideal start g·⌊I/G⌋ + min(g, I mod G), on an output boundary if it moved or is empty;
+//    the paper's rule: snap 0 and max − min LeanTiles per CTA ≤ 1;
 //  - fixed-split: one segment per CTA at most, every split but an output's last holds exactly `chunk`
 //    LeanTiles (the last holds the rest, ≤ chunk), grid = outputs × splits;
 //  - no-split: one CTA per output tile, holding all of it.

@@ -11,7 +11,7 @@ using leanattn::testing::run_leanattn;
 using leanattn::testing::slurp;
 
 namespace {
-const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper";
 }
 
 TEST_CASE("schedule --format json prints the paper's Figure 1 exactly as the golden file") {
@@ -34,7 +34,7 @@ TEST_CASE("schedule text shows Figure 1 as a per-SM timeline that fits 80 column
 
 TEST_CASE("a large plan is summarised, and --check validates it") {
     // 6 · 48 · 65536/256 = 73,728 LeanTiles on 264 CTAs: 279 each, and 73,728 − 264 · 279 = 72 CTAs take one more.
-    const auto r = run_leanattn("schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --check");
+    const auto r = run_leanattn("schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --stream-k-rule paper --check");
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("LeanTiles per CTA:  279 tiles: 192  280 tiles: 72"));
     CHECK_THAT(r.err, Catch::Contains("check: ok"));
