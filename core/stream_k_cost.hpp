@@ -45,6 +45,7 @@ struct StreamKCosts {
 struct StreamKEstimate {
     double makespan_ns = 0.0;   // launch excluded
     std::int64_t partials = 0;  // segments that store a partial for a host: one per CTA start inside an output
+    std::int64_t empty = 0;     // CTAs launched with no LeanTiles
 };
 
 // The estimate of a stream-k plan: `plan` carries its grid, snap and request arrays (those of `problem`).
@@ -58,17 +59,20 @@ struct AlignedCandidate {
 
 // What the aligned rule weighs, in this order: grids G = plan.grid, then (unless `grid_given`) G/2, G/4, …, 1
 // and the number of outputs if below G; on each, snap 0 (the paper's plan on that grid), 1, 2, 4, … below
-// n_max, then n_max (the longest output's LeanTiles: every start lands on a boundary, whole outputs).
+// n_max, then n_max (the longest output's LeanTiles: every start lands on a boundary, whole outputs),
+// stopping early at the first snap whose plan has no partial (every start on a boundary already).
 //  - Smaller grids put fewer CTAs on an output, so its host merges fewer partials: with a few long outputs,
 //    merging 100+ partials costs more than the bandwidth of the SMs it frees.
 //  - One CTA per output is, for equal outputs, exactly no-split's plan, so the rule can always fall back to it.
-// A grid is skipped when even the bandwidth of min(grid, SMs) SMs cannot beat the best estimate so far (so
-// are the smaller ones after it). Returns what was estimated, in order. O(snaps · grid · log batch) a grid.
+// A grid is skipped when a lower bound (all bytes at the bandwidth of min(grid, SMs) SMs; the average CTA's
+// bytes at one lone SM's rate; its compute) cannot beat the best estimate so far. Returns what was
+// estimated, in order. O(snaps · (grid · log batch + SMs · log SMs)) a grid.
 std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
 
-// The cheapest candidate. Of equal estimates (within 1e-9, relative), the one with fewer partials wins: the
-// model's fixed costs are the uncertain part, and measured splits cost more than they say; then the earlier
-// in the list (the larger grid, then the smaller snap: the plan closest to the paper's).
+// The cheapest candidate. Of equal estimates (within 1e-9, relative), the one with fewer partials wins (the
+// model's fixed costs are the uncertain part, and measured splits cost more than they say), then the one
+// with fewer empty CTAs (each still takes a slot and a launch), then the earlier in the list (the larger
+// grid, then the smaller snap: the plan closest to the paper's).
 AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
 
 }  // namespace leanattn

@@ -70,15 +70,25 @@ LEANATTN_HD inline std::int64_t stream_k_ideal_cta_of(const PlanView& p, std::in
     return iter < long_part ? iter / (q + 1) : r + (iter - long_part) / q;
 }
 
-// Global iteration x (0 ≤ x ≤ I) moved onto the nearest output boundary when one lies within p.snap
-// LeanTiles, otherwise x; of two boundaries at the same distance, the earlier. 0 and I are boundaries.
-LEANATTN_HD inline std::int64_t snap_to_output_boundary(const PlanView& p, std::int64_t x) {
-    if (x <= 0 || x >= p.total_tiles) return x;
+struct NearestBoundary {
+    std::int64_t at = 0;        // a global iteration where an output starts (or I)
+    std::int64_t distance = 0;  // |x − at|
+};
+
+// The output boundary nearest to global iteration x (0 ≤ x ≤ I); of two at the same distance, the earlier.
+// 0 and I are boundaries.
+LEANATTN_HD inline NearestBoundary nearest_output_boundary(const PlanView& p, std::int64_t x) {
+    if (x <= 0 || x >= p.total_tiles) return {x, 0};
     const std::int64_t output = output_of_iteration(p, x);
     const std::int64_t lower = output_offset(p, output);
     const std::int64_t down = x - lower, up = lower + output_tiles(p, output) - x;
-    if (down <= up) return down <= p.snap ? lower : x;
-    return up <= p.snap ? x + up : x;
+    return down <= up ? NearestBoundary{lower, down} : NearestBoundary{x + up, up};
+}
+
+// x moved onto the nearest output boundary when it lies within p.snap LeanTiles, otherwise x.
+LEANATTN_HD inline std::int64_t snap_to_output_boundary(const PlanView& p, std::int64_t x) {
+    const NearestBoundary b = nearest_output_boundary(p, x);
+    return b.distance <= p.snap ? b.at : x;
 }
 
 // Where CTA g (0 ≤ g ≤ G) starts; its range is [start(g), start(g+1)).

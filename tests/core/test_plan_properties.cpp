@@ -168,7 +168,7 @@ TEST_CASE("the validator catches a plan that is broken") {
     }
 }
 
-TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-resident is refused") {
+TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-resident is refused, under either rule") {
     Problem p;
     p.q_heads = p.kv_heads = 1;
     p.tile = 16;
@@ -184,6 +184,17 @@ TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-residen
     CHECK_THROWS_AS(check_coresidency(s), InputError);
     options.grid = 2;
     CHECK_NOTHROW(check_coresidency(make_schedule(p, d, options)));
+    // Aligned, ideal starts 0, 2, 4, 6, 8: with snap 1 nothing moves but onto 0 and 10, and CTA 0 would wait on
+    // CTA 4 again; with snap 10 the starts are 0, 0, 0, 10, 10: CTA 2 holds the whole output and waits on no one.
+    options.stream_k_rule = StreamKRule::aligned;
+    options.grid = 5;
+    options.snap = 1;
+    CHECK_THROWS_AS(check_coresidency(make_schedule(p, d, options)), InputError);
+    options.snap = 10;
+    const Schedule whole = make_schedule(p, d, options);
+    CHECK(plan::host_cta(whole.view(), 0) == 2);
+    CHECK(plan::contributor_count(whole.view(), 0) == 1);
+    CHECK_NOTHROW(check_coresidency(whole));
 }
 
 TEST_CASE("stream-k generalises: as many CTAs as outputs of equal length gives FlashAttention-2's one CTA per output") {
