@@ -7,23 +7,13 @@
 #include "core/schedule.hpp"
 #include "core/schedule_table.hpp"
 #include "core/validate.hpp"
+#include "plan_kinds.hpp"
 #include "random_problems.hpp"
 
 using namespace leanattn;
 using namespace leanattn::testing;
 
 namespace {
-
-// Every kind of plan: each strategy, and stream-k under both of its rules.
-struct Kind {
-    Strategy strategy;
-    StreamKRule rule;
-    const char* name;
-};
-constexpr Kind all_kinds[] = {{Strategy::stream_k, StreamKRule::paper, "stream-k paper"},
-                              {Strategy::stream_k, StreamKRule::aligned, "stream-k aligned"},
-                              {Strategy::fixed_split, StreamKRule::aligned, "fixed-split"},
-                              {Strategy::no_split, StreamKRule::aligned, "no-split"}};
 
 Schedule make_plan(const Problem& p, const DeviceSpec& d, Strategy strategy, StreamKRule rule = StreamKRule::paper) {
     PlanOptions options;

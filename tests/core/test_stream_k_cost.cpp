@@ -7,6 +7,7 @@
 
 #include "core/schedule.hpp"
 #include "core/stream_k_cost.hpp"
+#include "decode_shape.hpp"
 #include "random_problems.hpp"
 
 using namespace leanattn;
@@ -14,17 +15,6 @@ using namespace leanattn::testing;
 using Catch::Detail::Approx;
 
 namespace {
-
-Problem decode(std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t ctx) {
-    Problem p;
-    p.batch = batch;
-    p.q_heads = heads;
-    p.kv_heads = kv_heads;
-    p.head_dim = head_dim;
-    p.tile = default_tile(head_dim);
-    p.ctx.assign(static_cast<std::size_t>(batch), ctx);
-    return p;
-}
 
 DeviceSpec h100(std::int64_t ctas_per_sm) {
     DeviceSpec d;  // the defaults are h100-sxm's
@@ -57,7 +47,7 @@ TEST_CASE("Figure 1's problem on paper-5sm, by hand: the paper's plan, snap 1, a
     t.hbm_bandwidth_gb_per_s = 2039.0, t.mem_latency_ns = 350.0, t.bytes_in_flight_per_sm = 65536.0, t.latency_knee_exponent = 1.0;
     t.tile_compute_ns = 60.0, t.cta_startup_ns = 800.0, t.partial_store_ns = 500.0, t.output_store_ns = 200.0;
     t.flag_wait_ns = 250.0, t.reduce_per_partial_ns = 350.0;
-    const Problem p = decode(1, 2, 2, 64, 1280);
+    const Problem p = decode_shape(1, 2, 2, 64, 1280);
     // An SM keeps 65,536 bytes in flight, one LeanTile, so a LeanTile takes one loaded latency while m SMs stream.
     auto tile_ns = [](double m) { return 350.0 + m * 65536.0 / 2039.0; };
 
@@ -95,13 +85,13 @@ TEST_CASE("where outputs nearly fill the CTAs, the aligned rule keeps every outp
         std::int64_t ctas_per_sm;
     };
     const Case cases[] = {
-        {decode(32, 32, 8, 128, 2048), 1},  // 256 outputs of 16 LeanTiles on 132 CTAs
-        {decode(32, 32, 8, 128, 2048), 2},  // … on 264
-        {decode(16, 64, 8, 128, 4096), 1},  // 128 outputs of 32 on 132
-        {decode(16, 64, 8, 128, 4096), 2},
-        {decode(4, 32, 32, 64, 1024), 1},   // 128 outputs of 4 on 132
-        {decode(4, 32, 32, 64, 1024), 2},
-        {decode(33, 8, 8, 128, 2048), 1},   // 264 outputs of 16 on 132: the paper's plan is whole already
+        {decode_shape(32, 32, 8, 128, 2048), 1},  // 256 outputs of 16 LeanTiles on 132 CTAs
+        {decode_shape(32, 32, 8, 128, 2048), 2},  // … on 264
+        {decode_shape(16, 64, 8, 128, 4096), 1},  // 128 outputs of 32 on 132
+        {decode_shape(16, 64, 8, 128, 4096), 2},
+        {decode_shape(4, 32, 32, 64, 1024), 1},   // 128 outputs of 4 on 132
+        {decode_shape(4, 32, 32, 64, 1024), 2},
+        {decode_shape(33, 8, 8, 128, 2048), 1},   // 264 outputs of 16 on 132: the paper's plan is whole already
     };
     for (const Case& c : cases) {
         const DeviceSpec d = h100(c.ctas_per_sm);
@@ -116,7 +106,7 @@ TEST_CASE("where outputs nearly fill the CTAs, the aligned rule keeps every outp
 TEST_CASE("where outputs are long (one request of 1M tokens), the aligned rule keeps stream-K's balance: a small snap, every output split") {
     for (std::int64_t per_sm : {1, 2}) {
         const DeviceSpec d = h100(per_sm);
-        const Problem p = decode(1, 32, 8, 128, 1 << 20);  // 8 outputs of 8,192 LeanTiles
+        const Problem p = decode_shape(1, 32, 8, 128, 1 << 20);  // 8 outputs of 8,192 LeanTiles
         const Schedule s = plan_rule(p, d, StreamKRule::aligned);
         CAPTURE(per_sm, s.grid, s.snap);
         CHECK(s.grid >= d.sms);
@@ -154,7 +144,7 @@ TEST_CASE("the aligned rule's estimate is never above the paper's plan, nor for 
 }
 
 TEST_CASE("the candidates: the full grid's snaps first (0, 1, 2, 4, … until no start is inside an output), then smaller grids; a given grid is the only one") {
-    const Problem p = decode(16, 64, 8, 128, 4096);  // 128 outputs of 32 LeanTiles: every start within 16 of a boundary
+    const Problem p = decode_shape(16, 64, 8, 128, 4096);  // 128 outputs of 32 LeanTiles: every start within 16 of a boundary
     const DeviceSpec d = h100(2);
     const Schedule paper = plan_rule(p, d, StreamKRule::paper);
     const std::vector<AlignedCandidate> all = aligned_candidates(paper.view(), p, d, false);

@@ -3,29 +3,15 @@
 // fixed-split; on Figure 1's problem it keeps each head on one CTA, and no host waits.
 #include <catch2/catch.hpp>
 
+#include "decode_shape.hpp"
 #include "random_problems.hpp"
 #include "sim_fixtures.hpp"
 
 using namespace leanattn;
 using namespace leanattn::testing;
 
-namespace {
-
-Problem shape(std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t ctx) {
-    Problem p;
-    p.batch = batch;
-    p.q_heads = heads;
-    p.kv_heads = kv_heads;
-    p.head_dim = head_dim;
-    p.tile = default_tile(head_dim);
-    p.ctx.assign(static_cast<std::size_t>(batch), ctx);
-    return p;
-}
-
-}  // namespace
-
 TEST_CASE("where outputs nearly fill the H100's CTAs, aligned stream-k simulates no slower than no-split and fixed-split") {
-    const Problem shapes[] = {shape(32, 32, 8, 128, 2048), shape(16, 64, 8, 128, 4096), shape(4, 32, 32, 64, 1024)};
+    const Problem shapes[] = {decode_shape(32, 32, 8, 128, 2048), decode_shape(16, 64, 8, 128, 4096), decode_shape(4, 32, 32, 64, 1024)};
     for (std::int64_t per_sm : {1, 2}) {
         DeviceSpec d;  // h100-sxm's timing
         d.ctas_per_sm = per_sm;
