@@ -21,6 +21,25 @@ TEST_CASE("schedule --format json prints the paper's Figure 1 exactly as the gol
     CHECK(nlohmann::json::parse(r.out) == golden);
 }
 
+TEST_CASE("the stream-k rule and snap are in the JSON and the text; snap 0 is the paper's plan; Figure 1's problem under the default rule is one CTA per head") {
+    const std::string problem = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+    const auto aligned = nlohmann::json::parse(run_leanattn(problem + " --format json").out);
+    CHECK(aligned["stream_k_rule"] == "aligned");
+    // paper-5sm's fixed costs (a restart, a partial, a flag and merges: 2,450 ns) exceed the 3 LeanTiles
+    // (about 1.2 us) that splitting a head over 2.5 CTAs saves: the rule keeps each head on one CTA.
+    CHECK(aligned["grid"] == 2);
+    for (const auto& o : aligned["outputs"]) CHECK(o["ctas"].size() == 1);
+    auto snap0 = nlohmann::json::parse(run_leanattn(problem + " --snap 0 --format json").out);
+    auto paper = nlohmann::json::parse(run_leanattn(problem + " --stream-k-rule paper --format json").out);
+    CHECK(snap0["snap_tiles"] == 0);
+    snap0.erase("stream_k_rule"), paper.erase("stream_k_rule");
+    CHECK(snap0 == paper);
+    CHECK_THAT(run_leanattn(problem + " --snap 1").out, Catch::Contains("rule aligned, snap 1 LeanTile\n"));
+    CHECK(run_leanattn("simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper").exit_code == 0);
+    const auto fixed = nlohmann::json::parse(run_leanattn(problem + " --strategy fixed-split --format json").out);
+    CHECK_FALSE(fixed.contains("stream_k_rule"));
+}
+
 TEST_CASE("schedule text shows Figure 1 as a per-SM timeline that fits 80 columns") {
     const auto r = run_leanattn(figure1);
     REQUIRE(r.exit_code == 0);
@@ -99,7 +118,13 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         {"schedule --strategy bogus", "--strategy"},
         {"schedule --format pdf", "--format"},
         {"schedule --no-such-flag", "no-such-flag"},
-        {"schedule --grid 1000 --device paper-5sm --ctx 100000", "deadlock"},
+        {"schedule --grid 1000 --device paper-5sm --ctx 100000 --stream-k-rule paper", "deadlock"},
+        {"schedule --stream-k-rule bogus", "--stream-k-rule"},
+        {"schedule --stream-k-rule paper --snap 2", "--snap"},
+        {"schedule --strategy fixed-split --snap 2", "--snap"},
+        {"schedule --strategy no-split --stream-k-rule paper", "--stream-k-rule"},
+        {"schedule --snap -1", "--snap"},
+        {"schedule --snap many", "--snap"},
         {"nosuchcommand", "nosuchcommand"},
     };
     for (const auto& [args, named] : cases) {
