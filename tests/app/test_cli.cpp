@@ -25,7 +25,7 @@ TEST_CASE("the stream-k rule and snap are in the JSON and the text; snap 0 is th
     const std::string problem = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
     const auto aligned = nlohmann::json::parse(run_leanattn(problem + " --format json").out);
     CHECK(aligned["stream_k_rule"] == "aligned");
-    // paper-5sm's fixed costs (a restart, a partial, a flag and merges: 2,450 ns) exceed the 3 LeanTiles
+    // paper-5sm's fixed costs (a restart, a partial, a flag and two merges: 2,250 ns) exceed the 3 LeanTiles
     // (about 1.2 us) that splitting a head over 2.5 CTAs saves: the rule keeps each head on one CTA.
     CHECK(aligned["grid"] == 2);
     for (const auto& o : aligned["outputs"]) CHECK(o["ctas"].size() == 1);
