@@ -1,4 +1,4 @@
-// problem_options.hpp — the problem flags every subcommand shares (DESIGN.md, "command line contract").
+// problem_options.hpp — the problem flags every subcommand shares (README, "Problem flags").
 //
 // Flags arrive as text and are parsed here, so that every bad value is refused the same way:
 // `error: --batch abc (not an integer)`, exit 2.

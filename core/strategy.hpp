@@ -1,4 +1,4 @@
-// strategy.hpp — the three ways of cutting decode attention into CTAs (DESIGN.md, "strategies").
+// strategy.hpp — the three ways of cutting decode attention into CTAs, and stream-k's two rules (docs/planner.md).
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,10 @@
 // walker.hpp — which segment does CTA g do next: the one piece of logic the CPU executor, the
-// simulator and the CUDA kernel all share (STYLE.md 2, after CUTLASS's tile schedulers).
+// simulator and the CUDA kernel all share (after CUTLASS's tile schedulers).
 //
 // Compiles as __host__ __device__: no containers, exceptions or allocation. Usage:
 //     for (CtaWalker w(plan, g); w.valid(); w.advance()) { Segment s = w.current(); ... }
 //
-// Iteration space (DESIGN.md): all LeanTiles laid end to end, batch → kv-head → context. Request b
+// Iteration space: all LeanTiles laid end to end, batch → kv-head → context. Request b
 // occupies [request_offset[b], request_offset[b+1]) = kv_heads × request_tiles[b] iterations.
 #pragma once
 
@@ -115,11 +115,6 @@ LEANATTN_HD inline std::int64_t stream_k_start(const PlanView& p, std::int64_t c
 
 // stream-k: CTA g's LeanTiles, contiguous in iteration order. O(1) for the paper's rule, O(log batch) aligned.
 LEANATTN_HD inline IterRange stream_k_range(const PlanView& p, std::int64_t cta) {
-    if (p.snap == 0) {
-        const std::int64_t q = p.total_tiles / p.grid, r = p.total_tiles % p.grid;
-        const std::int64_t begin = cta * q + (cta < r ? cta : r);
-        return {begin, begin + q + (cta < r ? 1 : 0)};
-    }
     return {stream_k_start(p, cta), stream_k_start(p, cta + 1)};
 }
 
