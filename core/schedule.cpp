@@ -72,7 +72,9 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             s.grid = options.grid != 0 ? std::min(options.grid, s.total_tiles)
                                        : std::min(device.resident_ctas(), s.total_tiles);
             s.stream_k_rule = options.stream_k_rule;
-            if (options.stream_k_rule == StreamKRule::paper) break;
+            // No GPU resides 2^20 CTAs; a device file that claims more gets the paper's plan, unsearched.
+            constexpr std::int64_t max_searched_grid = std::int64_t{1} << 20;
+            if (options.stream_k_rule == StreamKRule::paper || (!options.snap && s.grid > max_searched_grid)) break;
             if (options.snap) {
                 s.snap = std::min(*options.snap, n_max);  // beyond n_max every start lands on a boundary already
             } else {

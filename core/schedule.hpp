@@ -1,7 +1,8 @@
 // schedule.hpp — a plan: strategy(problem, device) → grid, per-CTA ordered segments, per-output host.
 //
 // The Schedule owns the two small per-request arrays the walker reads and hands out a PlanView of
-// them. Making one is O(batch); listing its segments (tabulate) is O(grid + outputs).
+// them. Making one is O(batch); stream-k's aligned rule adds its search, O(candidates · grid · log batch)
+// (core/stream_k_cost.hpp). Listing its segments (tabulate) is O(grid + outputs).
 #pragma once
 
 #include <cstdint>

@@ -181,3 +181,15 @@ TEST_CASE("the estimate of the plan the rule makes, walked by the walker, is the
         CHECK(estimate(s) == chosen.estimate.makespan_ns);
     }
 }
+
+TEST_CASE("a grid beyond 2^20 CTAs (a device file no GPU matches) skips the search: the paper's plan, snap 0") {
+    Problem p = decode_shape(1, 1, 1, 64, std::int64_t{1} << 25);
+    p.tile = 16;  // 2^21 LeanTiles
+    DeviceSpec d;
+    d.sms = std::int64_t{1} << 20;
+    d.ctas_per_sm = 2;
+    const Schedule s = plan_rule(p, d, StreamKRule::aligned);
+    CHECK(s.grid == std::int64_t{1} << 21);
+    CHECK(s.stream_k_rule == StreamKRule::aligned);
+    CHECK(s.snap == 0);
+}
