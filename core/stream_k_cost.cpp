@@ -25,8 +25,8 @@ StreamKCosts StreamKCosts::of(const Problem& p, const DeviceTiming& t) {
 namespace {
 
 // How long the SMs of one HBM partition take to read their bytes when they share it: SM loads sorted, and
-// the time at which the SMs holding less than each load are done (processor sharing: while m SMs stream,
-// each reads a LeanTile's bytes in seconds_per_byte[m] · bytes).
+// the time at which the SM with each load is done (processor sharing: while m SMs stream, each reads a
+// byte every ns_per_byte[m] ns).
 class PartitionStream {
 public:
     void clear() { loads_.clear(), sms_.clear(); }
@@ -108,7 +108,8 @@ public:
     }
 
     // The same for snap after snap on one grid: each CTA's ideal start and its nearest boundary, found once
-    // (prepare_grid), then the walker's rule, start = boundary if within snap, else ideal, per snap.
+    // (prepare_grid), then per snap the walker's rule (stream_k_start): the boundary if within snap, else the
+    // ideal start. A test checks the two paths agree.
     void prepare_grid(const PlanView& v) {
         ideal_.resize(static_cast<std::size_t>(v.grid + 1));
         nearest_.resize(static_cast<std::size_t>(v.grid + 1));
@@ -123,7 +124,8 @@ public:
         return starts_;
     }
 
-    // The estimate for the starts last computed by starts(v).
+    // The estimate of plan v, whose starts were last computed (by starts(v), or starts_with_snap(v.snap) after
+    // prepare_grid(v)).
     StreamKEstimate estimate(const PlanView& v) {
         const std::int64_t grid = v.grid, sms = device_.sms;
         ctas_.resize(static_cast<std::size_t>(grid));  // describe() sets every field of a non-empty CTA

@@ -31,7 +31,9 @@ std::vector<std::string> validate_schedule(const Schedule& schedule, const Sched
 // Why that is enough: CTAs are dispatched in id order, so CTAs 0 … R−1 (R resident slots) all start at
 // once. A CTA signals its only non-host segment (its first) before it can wait on anything, so a host
 // whose peers are all below R sees every flag. A CTA at R or above has, by the rule, no peers to wait
-// on, so it always finishes and frees its slot.
+// on, so it always finishes and frees its slot. Under stream-k's aligned rule, too: its plans keep the
+// facts this uses (a CTA's only possible non-host segment is its first; a host's peers come after it;
+// walker.hpp argues it at stream_k_start).
 void check_coresidency(const Schedule& schedule);
 
 }  // namespace leanattn
