@@ -22,7 +22,7 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
         const std::vector<std::string> problems = validate_schedule(schedule, table);
         for (const std::string& p : problems) std::cerr << "check failed: " << p << "\n";
         if (!problems.empty()) status = exit_check_failed;
-        else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance, co-residency)\n";
+        else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance or snap, co-residency)\n";
     }
     if (in.format == "json") out << schedule_to_json(schedule, table).dump(2) << "\n";
     else if (in.format == "svg") write_schedule_svg(out, schedule, table);
@@ -37,7 +37,7 @@ int schedule_main(const Args& args) {
     const std::string formats = "text|json|svg|html";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, false);
-    desc.add_options()("check", po::bool_switch(&options.check), "validate the plan (coverage, contiguity, hosts, balance); exit 1 if broken");
+    desc.add_options()("check", po::bool_switch(&options.check), "validate the plan (coverage, contiguity, hosts, balance or snap); exit 1 if broken");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn schedule [problem flags] [--format text|json|svg|html] [-o FILE] [--check]",
                        "Plans one decode-attention problem with one strategy and shows which LeanTiles each CTA does,\n"

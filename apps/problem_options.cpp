@@ -1,5 +1,6 @@
 #include "problem_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -8,14 +9,29 @@
 
 namespace leanattn::app {
 
-std::int64_t parse_positive(const std::string& flag, const std::string& text) {
+namespace {
+
+std::int64_t parse_integer(const std::string& flag, const std::string& text) {
     std::int64_t value = 0;
     const char* first = text.data();
     const char* last = first + text.size();
     const auto [end, ec] = std::from_chars(first, last, value);
     if (ec == std::errc::result_out_of_range) throw InputError(flag + " " + text, "does not fit in a 64-bit integer");
     if (ec != std::errc() || end != last || text.empty()) throw InputError(flag + " " + text, "not an integer");
+    return value;
+}
+
+}  // namespace
+
+std::int64_t parse_positive(const std::string& flag, const std::string& text) {
+    const std::int64_t value = parse_integer(flag, text);
     if (value <= 0) throw InputError(flag + " " + text, "must be a positive integer");
+    return value;
+}
+
+std::int64_t parse_non_negative(const std::string& flag, const std::string& text) {
+    const std::int64_t value = parse_integer(flag, text);
+    if (value < 0) throw InputError(flag + " " + text, "must be a non-negative integer");
     return value;
 }
 
@@ -57,6 +73,9 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
         ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
         ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default SMs x CTAs-per-SM (at most the LeanTiles)")
+        ("stream-k-rule", po::value(&f.stream_k_rule)->default_value(f.stream_k_rule),
+         "stream-k only: aligned (CTA starts move onto output boundaries where a cost model says it pays) | paper (the published plan)")
+        ("snap", po::value(&f.snap), "stream-k aligned only, for experiments: LeanTiles a CTA start may move onto an output boundary (0 = the paper's plan)")
         ("ctas-per-sm", po::value(&f.ctas_per_sm), "override the device's resident CTAs per SM")
         ("format", po::value(&f.format)->default_value(f.format), formats.c_str())
         ("output,o", po::value(&f.output), "write to FILE instead of stdout");
@@ -110,6 +129,18 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (!f.grid.empty()) {
         if (r.plan.strategy != Strategy::stream_k || r.strategies.size() > 1) throw InputError("--grid", "only applies to --strategy stream-k");
         r.plan.grid = parse_positive("--grid", f.grid);
+    }
+    const bool stream_k = std::find(r.strategies.begin(), r.strategies.end(), Strategy::stream_k) != r.strategies.end();
+    if (auto rule = parse_stream_k_rule(f.stream_k_rule)) {
+        r.plan.stream_k_rule = *rule;
+    } else {
+        throw InputError("--stream-k-rule " + f.stream_k_rule, "expected aligned or paper");
+    }
+    if (vm.count("stream-k-rule") && !vm["stream-k-rule"].defaulted() && !stream_k) throw InputError("--stream-k-rule", "only applies to --strategy stream-k");
+    if (!f.snap.empty()) {
+        if (r.plan.strategy != Strategy::stream_k || r.strategies.size() > 1) throw InputError("--snap", "only applies to --strategy stream-k");
+        if (r.plan.stream_k_rule != StreamKRule::aligned) throw InputError("--snap", "only applies to --stream-k-rule aligned (the paper's rule is snap 0)");
+        r.plan.snap = parse_non_negative("--snap", f.snap);
     }
     r.device = load_device(f.device);
     if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);

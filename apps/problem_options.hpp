@@ -1,4 +1,4 @@
-// problem_options.hpp — the problem flags every subcommand shares (DESIGN.md, "command line contract").
+// problem_options.hpp — the problem flags every subcommand shares (README, "Problem flags").
 //
 // Flags arrive as text and are parsed here, so that every bad value is refused the same way:
 // `error: --batch abc (not an integer)`, exit 2.
@@ -33,6 +33,8 @@ struct ProblemFlags {
     std::string strategy = "stream-k";
     std::string splits;     // empty: FlashAttention-2's heuristic
     std::string grid;       // empty: resident CTAs
+    std::string stream_k_rule = "aligned";
+    std::string snap;       // empty: the aligned rule's cost model chooses
     std::string ctas_per_sm;
     std::string format = "text";
     std::string output;     // -o FILE; empty: stdout
@@ -53,8 +55,9 @@ struct ResolvedProblem {
 // Turns flags into a checked problem, device and plan options; throws InputError naming the flag.
 ResolvedProblem resolve_problem(const ProblemFlags& flags, const po::variables_map& vm, const std::string& formats, bool allow_all);
 
-// Integer flag parsing shared by all subcommands: refuses non-numbers, values ≤ 0 and 64-bit overflow.
+// Integer flag parsing shared by all subcommands: refuses non-numbers, values out of range and 64-bit overflow.
 std::int64_t parse_positive(const std::string& flag, const std::string& text);
+std::int64_t parse_non_negative(const std::string& flag, const std::string& text);
 std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std::string& text);
 
 // A --dtype value among `allowed` ("fp32", "fp16", "bf16"); InputError naming the flag otherwise.

@@ -11,6 +11,10 @@ ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
     j["grid"] = s.grid;
     j["launches"] = s.launches;
     j["total_tiles"] = s.total_tiles;
+    if (s.strategy == Strategy::stream_k) {
+        j["stream_k_rule"] = std::string(stream_k_rule_name(s.stream_k_rule));
+        j["snap_tiles"] = s.snap;
+    }
     if (s.strategy == Strategy::fixed_split) {
         j["splits"] = s.splits;
         j["chunk"] = s.chunk;

@@ -169,14 +169,19 @@ void draw_segments(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, co
     }
 }
 
-// fixed-split: a chunk past a shorter request's end is a CTA that exits at once. It takes no time, so the next
-// CTA of its slot starts at the same x: a small dashed box drawn over that CTA's start.
-void draw_empty(SvgWriter& svg, const ScheduleTable& t, const Times& T, const Frame& f, bool tooltips) {
+// An empty CTA exits at once (fixed-split: a chunk past a shorter request's end; aligned stream-k: a start
+// snapped onto the same output boundary as the next). It takes no time, so the next CTA of its slot starts
+// at the same x: a small dashed box drawn over that CTA's start.
+std::string empty_reason(const Schedule& s) {
+    return s.strategy == Strategy::stream_k ? "empty range (its start snapped onto the next CTA's)" : "empty chunk";
+}
+
+void draw_empty(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool tooltips) {
     for (const CtaRow& row : t.ctas) {
         if (!row.segments.empty()) continue;
         const std::string cta = std::to_string(row.cta);
         svg.rect(f.x(T.ctas[static_cast<std::size_t>(row.cta)].start), f.lane_top(row.cta) + 1, 6, std::max(f.lane_h - 2, 0.5), "white",
-                 tooltips ? "CTA " + cta + " (SM " + std::to_string(row.sm) + "): empty chunk, exits at once" : "",
+                 tooltips ? "CTA " + cta + " (SM " + std::to_string(row.sm) + "): " + empty_reason(s) + ", exits at once" : "",
                  "class=\"empty\" data-cta=\"" + cta + "\" stroke=\"#333\" stroke-width=\"0.8\" stroke-dasharray=\"2,1.5\"");
     }
 }
@@ -304,7 +309,7 @@ std::vector<LegendItem> legend_items(const Schedule& s, const ScheduleTable& t, 
     const std::string scale = "drawn " + SvgWriter::num(T.merge_tiles) + " LeanTile per partial, not to scale";
     if (merge) items.push_back({Swatch::fill, merge_color, "host merging its peers' partials (" + scale + ")", "legend-mark"});
     if (T.reduce_launch > 0) items.push_back({Swatch::fill, merge_color, "reduce launch merging each output's partials (" + scale + ")", "legend-mark"});
-    if (empty) items.push_back({Swatch::empty, {}, "empty CTA: chunk past a shorter request, exits at once", "legend-mark"});
+    if (empty) items.push_back({Swatch::empty, {}, s.strategy == Strategy::stream_k ? "empty CTA: " + empty_reason(s) + ", exits at once" : "empty CTA: chunk past a shorter request, exits at once", "legend-mark"});
     items.push_back({Swatch::fill, idle_color, "idle slot", "legend-mark"});
     return items;
 }
@@ -361,7 +366,9 @@ void draw_legend(SvgWriter& svg, const std::vector<LegendItem>& items, double y0
 
 std::string schedule_headline(const Schedule& s) {
     std::ostringstream t;
-    t << strategy_name(s.strategy) << " on " << s.device.name << " (" << s.device.sms << " SMs \u00d7 " << s.device.ctas_per_sm << " CTA/SM): grid "
+    t << strategy_name(s.strategy);
+    if (s.strategy == Strategy::stream_k) t << " (" << stream_k_rule_name(s.stream_k_rule) << ", snap " << s.snap << ")";
+    t << " on " << s.device.name << " (" << s.device.sms << " SMs \u00d7 " << s.device.ctas_per_sm << " CTA/SM): grid "
       << s.grid << ", " << s.launches << (s.launches == 1 ? " launch, " : " launches, ") << s.total_tiles << " LeanTiles";
     return t.str();
 }
@@ -404,7 +411,7 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     draw_background(svg, T, f);
     draw_segments(svg, s, t, T, f, segments <= max_tooltip_segments);
     draw_merges(svg, s, t, T, f);
-    draw_empty(svg, t, T, f, segments <= max_tooltip_segments);
+    draw_empty(svg, s, t, T, f, segments <= max_tooltip_segments);
     if (arrows) draw_arrows(svg, t, T, f);
     draw_axis(svg, s, T, f);
     draw_legend(svg, legend, legend_top);

@@ -36,6 +36,7 @@ void write_header(std::ostream& out, const Schedule& s) {
     out << strategy_name(s.strategy) << " on " << s.device.name << " (" << s.device.sms << " SMs x " << s.device.ctas_per_sm
         << " CTA/SM): grid " << s.grid << ", " << plural(s.launches, "launch") << ", " << s.total_tiles << " LeanTiles";
     if (s.strategy == Strategy::fixed_split) out << ", " << plural(s.splits, "split") << " of up to " << plural(s.chunk, "LeanTile");
+    if (s.strategy == Strategy::stream_k) out << "\nrule " << stream_k_rule_name(s.stream_k_rule) << ", snap " << plural(s.snap, "LeanTile");
     out << "\nproblem: batch " << p.batch << ", " << p.q_heads << " q-heads / " << p.kv_heads << " kv-heads, head-dim " << p.head_dim
         << ", q-len " << p.q_len << ", tile " << p.tile << ", ctx ";
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
@@ -57,7 +58,7 @@ std::string row_notes(const Schedule& s, const ScheduleTable& t, const CtaRow& r
         if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
     }
     if (!s.fused_reduction() && s.launches > 1 && !row.segments.empty()) notes = "partial -> reduce launch";
-    if (row.segments.empty()) notes = "empty chunk: exits at once";
+    if (row.segments.empty()) notes = s.strategy == Strategy::stream_k ? "empty range: exits at once" : "empty chunk: exits at once";
     return notes;
 }
 

@@ -28,7 +28,8 @@ cases=(
   echo
   echo "Made by \`bench/sim_paper_comparison.sh\` ($(date -u +%Y-%m-%d)) with the device files in data/devices/. LA/FD = fixed-split"
   echo "(Flash-Decoding, FlashAttention-2's split heuristic) / stream-k makespan; LA/FA2 = no-split / stream-k. Discussion:"
-  echo "docs/paper-comparison.md. Plots: bench/results/sim-paper/<case>.svg."
+  echo "docs/paper-comparison.md. Plots: bench/results/sim-paper/<case>.svg. stream-k is planned by the paper's rule"
+  echo "(\`--stream-k-rule paper\`): these are the paper's setups; docs/planner.md compares the two rules."
   for c in "${cases[@]}"; do
     IFS='|' read -r name title args <<<"$c"
     echo
@@ -37,9 +38,9 @@ cases=(
     echo "\`leanattn sweep $args\`"
     echo
     echo '```'
-    "$la" sweep $args --no-progress
+    "$la" sweep $args --stream-k-rule paper --no-progress
     echo '```'
-    "$la" sweep $args --no-progress --format svg -o "$figs/$name.svg"
+    "$la" sweep $args --stream-k-rule paper --no-progress --format svg -o "$figs/$name.svg"
   done
 } >"$out"
 cat "$out"

@@ -43,6 +43,13 @@ PlanOptions to_plan_options(const leanattn_plan_options* in) {
     o.strategy = to_strategy(in->strategy);
     o.splits = in->splits;
     o.grid = in->grid;
+    if (in->stream_k_rule != nullptr) {
+        const auto rule = parse_stream_k_rule(in->stream_k_rule);
+        if (!rule) throw InputError(std::string("stream_k_rule ") + in->stream_k_rule, "expected aligned or paper");
+        o.stream_k_rule = *rule;
+    }
+    if (in->snap < 0) throw InputError("snap " + std::to_string(in->snap), "must be 0 (the cost model's choice) or a positive LeanTile count");
+    if (in->snap > 0) o.snap = in->snap;
     return o;
 }
 

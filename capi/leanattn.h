@@ -66,7 +66,12 @@ typedef struct leanattn_plan_options {
                              figures for plans, h100-sxm for reports. A CUDA plan always takes its SM count
                              and CTAs per SM from the GPU itself. */
     int cuda_device;      /* CUDA plans: the GPU's ordinal, whose SMs the plan fills and where it runs */
+    const char* stream_k_rule; /* stream-k: "aligned" (NULL: CTA boundaries snapped to outputs where that is
+                                  predicted cheaper) or "paper" (the published plan) */
+    int64_t snap;         /* stream-k, aligned: force this snap distance in LeanTiles (experiments); 0: the
+                             cost model's choice (snap 0 itself is the paper's plan: ask for "paper") */
 } leanattn_plan_options;
+
 
 typedef struct leanattn_head_tensor {
     void* data;

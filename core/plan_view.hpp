@@ -20,6 +20,8 @@ struct PlanView {
     std::int64_t kv_heads = 0;
     std::int64_t splits = 1;       // fixed-split: CTAs per output; 1 otherwise
     std::int64_t chunk = 0;        // fixed-split: LeanTiles per split, ceil(n_max / splits)
+    std::int64_t snap = 0;         // stream-k: how far (LeanTiles) a CTA start may move onto an output
+                                   // boundary; 0 = the paper's plan (walker.hpp, stream_k_start)
     const std::int64_t* request_tiles = nullptr;   // (batch)   LeanTiles of each output tile of request b
     const std::int64_t* request_offset = nullptr;  // (batch+1) first iteration of request b; [batch] = I
 };

@@ -5,9 +5,17 @@
 
 #include "input_error.hpp"
 #include "split_heuristic.hpp"
+#include "stream_k_cost.hpp"
 #include "validate.hpp"
 
 namespace leanattn {
+
+bool Schedule::whole_outputs() const {
+    if (strategy == Strategy::no_split) return true;
+    if (strategy != Strategy::stream_k || stream_k_rule != StreamKRule::aligned) return false;
+    const std::int64_t n_max = request_tiles.empty() ? 0 : *std::max_element(request_tiles.begin(), request_tiles.end());
+    return snap >= n_max;
+}
 
 PlanView Schedule::view() const {
     PlanView v;
@@ -18,6 +26,7 @@ PlanView Schedule::view() const {
     v.kv_heads = problem.kv_heads;
     v.splits = splits;
     v.chunk = chunk;
+    v.snap = snap;
     v.request_tiles = request_tiles.data();
     v.request_offset = request_offset.data();
     return v;
@@ -46,6 +55,11 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
         throw InputError("--grid", "only applies to --strategy stream-k");
     }
     if (options.grid < 0) throw InputError("--grid " + std::to_string(options.grid), "must be a positive integer");
+    if (options.snap) {
+        if (options.strategy != Strategy::stream_k) throw InputError("--snap", "only applies to --strategy stream-k");
+        if (options.stream_k_rule != StreamKRule::aligned) throw InputError("--snap", "only applies to --stream-k-rule aligned (the paper's rule is snap 0)");
+        if (*options.snap < 0) throw InputError("--snap " + std::to_string(*options.snap), "must be a non-negative integer");
+    }
 
     Schedule s;
     s.strategy = options.strategy;
@@ -62,10 +76,22 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
     s.total_tiles = s.request_offset[problem.batch];
 
     switch (options.strategy) {
-        case Strategy::stream_k:
+        case Strategy::stream_k: {
             s.grid = options.grid != 0 ? std::min(options.grid, s.total_tiles)
                                        : std::min(device.resident_ctas(), s.total_tiles);
+            s.stream_k_rule = options.stream_k_rule;
+            // No GPU resides 2^20 CTAs; a device file that claims more gets the paper's plan, unsearched.
+            constexpr std::int64_t max_searched_grid = std::int64_t{1} << 20;
+            if (options.stream_k_rule == StreamKRule::paper || (!options.snap && s.grid > max_searched_grid)) break;
+            if (options.snap) {
+                s.snap = std::min(*options.snap, n_max);  // beyond n_max every start lands on a boundary already
+            } else {
+                const AlignedCandidate choice = choose_aligned(s.view(), problem, device, options.grid != 0);
+                s.grid = choice.grid;
+                s.snap = choice.snap;
+            }
             break;
+        }
         case Strategy::fixed_split: {
             if (options.splits != 0) {
                 s.splits = options.splits;

@@ -1,10 +1,12 @@
 // schedule.hpp — a plan: strategy(problem, device) → grid, per-CTA ordered segments, per-output host.
 //
 // The Schedule owns the two small per-request arrays the walker reads and hands out a PlanView of
-// them. Making one is O(batch); listing its segments (tabulate) is O(grid + outputs).
+// them. Making one is O(batch); stream-k's aligned rule adds its search, O(candidates · grid · log batch)
+// (core/stream_k_cost.hpp). Listing its segments (tabulate) is O(grid + outputs).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "device_spec.hpp"
@@ -19,6 +21,8 @@ struct PlanOptions {
     Strategy strategy = Strategy::stream_k;
     std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic
     std::int64_t grid = 0;    // stream-k: 0 = min(resident CTAs, I); other values for experiments
+    StreamKRule stream_k_rule = StreamKRule::aligned;  // stream-k: where CTA boundaries go (strategy.hpp)
+    std::optional<std::int64_t> snap;  // stream-k, aligned: this snap instead of the cost model's; experiments
 };
 
 struct Schedule {
@@ -30,12 +34,19 @@ struct Schedule {
     std::int64_t total_tiles = 0;
     std::int64_t splits = 1;
     std::int64_t chunk = 0;
+    StreamKRule stream_k_rule = StreamKRule::paper;  // stream-k only
+    std::int64_t snap = 0;  // stream-k: 0 under the paper's rule; aligned: at most the longest output's LeanTiles
     std::vector<std::int64_t> request_tiles;   // (batch)
     std::vector<std::int64_t> request_offset;  // (batch + 1)
 
     PlanView view() const;
     // A host waits for peers inside the launch only under stream-k (fixed-split reduces in a second launch).
     bool fused_reduction() const { return strategy == Strategy::stream_k; }
+    // True when no output is ever split, whatever the live lengths (each at most its capacity): no-split, or
+    // stream-k whose snap reaches the longest output's LeanTiles. Why lengths cannot break it: a CTA's ideal
+    // start lies inside some live output of L ≤ n_max LeanTiles, whose nearest boundary is at most L/2 away.
+    // Such a plan's hosts never wait, so its grid may exceed the resident CTAs.
+    bool whole_outputs() const;
 };
 
 // Throws InputError for a bad problem or option (e.g. --splits with a strategy other than fixed-split), and

@@ -18,4 +18,19 @@ std::optional<Strategy> parse_strategy(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view stream_k_rule_name(StreamKRule rule) {
+    switch (rule) {
+        case StreamKRule::paper: return "paper";
+        case StreamKRule::aligned: return "aligned";
+    }
+    return "unknown";
+}
+
+std::optional<StreamKRule> parse_stream_k_rule(std::string_view text) {
+    for (StreamKRule r : {StreamKRule::paper, StreamKRule::aligned}) {
+        if (text == stream_k_rule_name(r)) return r;
+    }
+    return std::nullopt;
+}
+
 }  // namespace leanattn

@@ -84,10 +84,46 @@ void check_contiguity(const Schedule& s, const ScheduleTable& t, Problems& probl
     }
 }
 
+bool on_output_boundary(const PlanView& plan, std::int64_t x) {
+    return x <= 0 || x >= plan.total_tiles || x == plan::output_offset(plan, plan::output_of_iteration(plan, x));
+}
+
+// stream-k, both rules: the CTAs' ranges, as the walker yielded them, follow one another in CTA order
+// (CTA g ends where the next non-empty CTA begins; an empty CTA sits there too), and every start lies
+// within snap of the paper's ideal start, on an output boundary if it moved or if the CTA is empty. With
+// snap 0 that is the paper's plan exactly.
+void check_stream_k_starts(const Schedule& s, const ScheduleTable& t, Problems& problems) {
+    if (static_cast<std::int64_t>(t.ctas.size()) != s.grid || s.grid <= 0) return;  // reported elsewhere
+    const PlanView plan = s.view();
+    std::int64_t next = s.total_tiles;  // where CTA g + 1 starts
+    for (std::int64_t g = s.grid - 1; g >= 0; --g) {
+        const CtaRow& row = t.ctas[g];
+        std::int64_t start = next;
+        if (!row.segments.empty()) {
+            const Segment& first = row.segments.front();
+            const Segment& last = row.segments.back();
+            start = plan::output_offset(plan, first.output) + first.begin;
+            const std::int64_t end = plan::output_offset(plan, last.output) + last.end;
+            if (end != next) problems.add("CTA ", g, " ends at LeanTile ", end, " but the next CTA starts at ", next);
+        }
+        const std::int64_t ideal = plan::stream_k_ideal_start(plan, g);
+        const std::int64_t moved = start > ideal ? start - ideal : ideal - start;
+        if (moved > s.snap) problems.add("CTA ", g, " starts at ", start, ", ", moved, " LeanTiles from its ideal start ", ideal, " (snap ", s.snap, ")");
+        if ((moved > 0 || row.segments.empty()) && !on_output_boundary(plan, start)) {
+            problems.add("CTA ", g, (row.segments.empty() ? " is empty" : " moved"), " at LeanTile ", start, ", which is not an output boundary");
+        }
+        next = start;
+    }
+    if (next != 0) problems.add("the first CTA starts at LeanTile ", next, ", not 0");
+}
+
 void check_balance(const Schedule& s, const ScheduleTable& t, Problems& problems) {
     switch (s.strategy) {
         case Strategy::stream_k: {
             if (s.grid > s.total_tiles) problems.add("grid ", s.grid, " exceeds the ", s.total_tiles, " LeanTiles");
+            check_stream_k_starts(s, t, problems);
+            if (s.stream_k_rule == StreamKRule::aligned) break;
+            if (s.snap != 0) problems.add("the paper's rule has snap ", s.snap, " (must be 0)");
             std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
             for (const CtaRow& row : t.ctas) lo = std::min(lo, row.tiles), hi = std::max(hi, row.tiles);
             if (!t.ctas.empty() && hi - lo > 1) problems.add("stream-k CTAs hold between ", lo, " and ", hi, " LeanTiles (must differ by at most 1)");
@@ -130,21 +166,15 @@ std::vector<std::string> validate_schedule(const Schedule& schedule, const Sched
 
 void check_coresidency(const Schedule& schedule) {
     if (!schedule.fused_reduction()) return;
-    const PlanView plan = schedule.view();
     const std::int64_t resident = schedule.device.resident_ctas();
     if (schedule.grid <= resident) return;  // every CTA is resident at once
-    for (std::int64_t o = 0; o < schedule.problem.outputs(); ++o) {
-        const std::int64_t peers = plan::contributor_count(plan, o);
-        if (peers < 2) continue;
-        const std::int64_t last = plan::contributor(plan, o, peers - 1);
-        if (last >= resident) {
-            throw InputError("grid " + std::to_string(schedule.grid) + " on " + schedule.device.name,
-                             "the plan could deadlock: host CTA " + std::to_string(plan::host_cta(plan, o)) +
-                                 " would wait on CTA " + std::to_string(last) + ", which is not co-resident (" +
-                                 std::to_string(schedule.device.sms) + " SMs × " + std::to_string(schedule.device.ctas_per_sm) +
-                                 " CTAs per SM = " + std::to_string(resident) + " resident CTAs)");
-        }
-    }
+    if (schedule.whole_outputs()) return;   // no host ever waits, for these lengths or any shorter ones
+    // A plan runs at every step with lengths up to the ones it was made for: with other lengths the CTA
+    // boundaries move, so a grid beyond the resident CTAs is only safe when no output can be split at all.
+    throw InputError("grid " + std::to_string(schedule.grid) + " on " + schedule.device.name,
+                     "the plan could deadlock: " + std::to_string(schedule.grid) + " CTAs exceed the " + std::to_string(resident) +
+                         " resident ones (" + std::to_string(schedule.device.sms) + " SMs × " + std::to_string(schedule.device.ctas_per_sm) +
+                         " CTAs per SM), and with other lengths a host could wait on one that never starts");
 }
 
 }  // namespace leanattn

@@ -1,7 +1,8 @@
 // memory_model.hpp — how fast an SM streams K and V, given how many SMs of its HBM partition stream too.
 //
-// Little's law: an SM with `bytes_in_flight_per_sm` outstanding reads at bytes_in_flight / L, where the
-// loaded latency L grows with W, the bytes every streaming SM of the partition keeps in flight:
+// Little's law (core/loaded_latency.hpp, shared with the planner's cost model): an SM with
+// `bytes_in_flight_per_sm` outstanding reads at bytes_in_flight / L, where the loaded latency L grows
+// with W, the bytes every streaming SM of the partition keeps in flight:
 //     L(W) = (L0^p + (W / B)^p)^(1/p)        L0 = mem_latency_ns, B = partition bandwidth (bytes/ns)
 // so a partition reads W / L(W) ≤ B in all. p = 1 (queue behind a pipe) approaches B smoothly: on an
 // H100, one SM reads 0.23 TB/s, 64 SMs 2.8 TB/s, all 132 SMs 3.0 TB/s of the 3.35 TB/s peak. Large p is

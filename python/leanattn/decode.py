@@ -105,14 +105,14 @@ class DecodePlan:
     between replays. The plan is made for the cache's capacity; each run derives its per-request work from
     the live lengths on the device."""
 
-    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None):
+    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
         self.device = q.device
         self.dtype = q.dtype
         problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * s.batch)
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
-        options = L.make_options(strategy, splits, 0, device, cuda_device)
+        options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule)
         kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU
         self._plan = L.PlanP()
         L.check(L.lib.leanattn_plan_create(ctypes.byref(problem), _DTYPES[q.dtype], kind, ctypes.byref(options), ctypes.byref(self._plan)))

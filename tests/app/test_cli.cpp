@@ -11,7 +11,7 @@ using leanattn::testing::run_leanattn;
 using leanattn::testing::slurp;
 
 namespace {
-const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper";
 }
 
 TEST_CASE("schedule --format json prints the paper's Figure 1 exactly as the golden file") {
@@ -19,6 +19,25 @@ TEST_CASE("schedule --format json prints the paper's Figure 1 exactly as the gol
     REQUIRE(r.exit_code == 0);
     const auto golden = nlohmann::json::parse(slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/figures/figure1-stream-k.json"));
     CHECK(nlohmann::json::parse(r.out) == golden);
+}
+
+TEST_CASE("the stream-k rule and snap are in the JSON and the text; snap 0 is the paper's plan; Figure 1's problem under the default rule is one CTA per head") {
+    const std::string problem = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+    const auto aligned = nlohmann::json::parse(run_leanattn(problem + " --format json").out);
+    CHECK(aligned["stream_k_rule"] == "aligned");
+    // paper-5sm's fixed costs (a restart, a partial, a flag and two merges: 2,250 ns) exceed the 3 LeanTiles
+    // (about 1.2 us) that splitting a head over 2.5 CTAs saves: the rule keeps each head on one CTA.
+    CHECK(aligned["grid"] == 2);
+    for (const auto& o : aligned["outputs"]) CHECK(o["ctas"].size() == 1);
+    auto snap0 = nlohmann::json::parse(run_leanattn(problem + " --snap 0 --format json").out);
+    auto paper = nlohmann::json::parse(run_leanattn(problem + " --stream-k-rule paper --format json").out);
+    CHECK(snap0["snap_tiles"] == 0);
+    snap0.erase("stream_k_rule"), paper.erase("stream_k_rule");
+    CHECK(snap0 == paper);
+    CHECK_THAT(run_leanattn(problem + " --snap 1").out, Catch::Contains("rule aligned, snap 1 LeanTile\n"));
+    CHECK(run_leanattn("simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper").exit_code == 0);
+    const auto fixed = nlohmann::json::parse(run_leanattn(problem + " --strategy fixed-split --format json").out);
+    CHECK_FALSE(fixed.contains("stream_k_rule"));
 }
 
 TEST_CASE("schedule text shows Figure 1 as a per-SM timeline that fits 80 columns") {
@@ -34,7 +53,7 @@ TEST_CASE("schedule text shows Figure 1 as a per-SM timeline that fits 80 column
 
 TEST_CASE("a large plan is summarised, and --check validates it") {
     // 6 · 48 · 65536/256 = 73,728 LeanTiles on 264 CTAs: 279 each, and 73,728 − 264 · 279 = 72 CTAs take one more.
-    const auto r = run_leanattn("schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --check");
+    const auto r = run_leanattn("schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --stream-k-rule paper --check");
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("LeanTiles per CTA:  279 tiles: 192  280 tiles: 72"));
     CHECK_THAT(r.err, Catch::Contains("check: ok"));
@@ -99,7 +118,13 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         {"schedule --strategy bogus", "--strategy"},
         {"schedule --format pdf", "--format"},
         {"schedule --no-such-flag", "no-such-flag"},
-        {"schedule --grid 1000 --device paper-5sm --ctx 100000", "deadlock"},
+        {"schedule --grid 1000 --device paper-5sm --ctx 100000 --stream-k-rule paper", "deadlock"},
+        {"schedule --stream-k-rule bogus", "--stream-k-rule"},
+        {"schedule --stream-k-rule paper --snap 2", "--snap"},
+        {"schedule --strategy fixed-split --snap 2", "--snap"},
+        {"schedule --strategy no-split --stream-k-rule paper", "--stream-k-rule"},
+        {"schedule --snap -1", "--snap"},
+        {"schedule --snap many", "--snap"},
         {"nosuchcommand", "nosuchcommand"},
     };
     for (const auto& [args, named] : cases) {

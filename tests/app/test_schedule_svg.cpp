@@ -73,7 +73,8 @@ std::vector<Element> of_cta(const std::vector<Element>& all, int cta) {
     return out;
 }
 
-const std::string figure1 = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+const std::string figure1_problem = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
+const std::string figure1 = figure1_problem + " --stream-k-rule paper";
 const std::string h100_big = "schedule --device h100-sxm --batch 6 --heads 48 --head-dim 64 --ctx 65536";
 
 }  // namespace
@@ -127,7 +128,7 @@ TEST_CASE("Figure 1: hosts CTA0 and CTA2 each merge two partials, fed by one arr
 }
 
 TEST_CASE("two CTAs per SM: one lane each in the SM's row, CTA g in slot g mod resident") {
-    const auto segs = elements(run_leanattn("schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1792 --ctas-per-sm 2 --format svg").out, "seg");
+    const auto segs = elements(run_leanattn("schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1792 --ctas-per-sm 2 --stream-k-rule paper --format svg").out, "seg");
     const double lane = of_cta(segs, 0).at(0).num("height") + 1;  // rects are inset by half a pixel each side
     CHECK(of_cta(segs, 5).at(0).num("y") == Approx(of_cta(segs, 0).at(0).num("y") + lane));   // SM0, second lane
     CHECK(of_cta(segs, 1).at(0).num("y") > of_cta(segs, 5).at(0).num("y") + lane - 0.01);    // SM1 below both
@@ -135,7 +136,7 @@ TEST_CASE("two CTAs per SM: one lane each in the SM's row, CTA g in slot g mod r
 }
 
 TEST_CASE("fixed-split: the second wave follows the first in its slot, then the reduce launch merges each output") {
-    const auto r = run_leanattn(figure1 + " --strategy fixed-split --format svg");
+    const auto r = run_leanattn(figure1_problem + " --strategy fixed-split --format svg");
     REQUIRE(r.exit_code == 0);
     CHECK(markup_problem(r.out).empty());
     const auto segs = elements(r.out, "seg");

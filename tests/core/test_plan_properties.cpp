@@ -1,4 +1,5 @@
-// Every plan of every strategy, on thousands of random problems, has the properties DESIGN.md promises.
+// Every plan of every strategy (stream-k under both rules), on thousands of random problems, has the properties
+// core/validate.hpp lists.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include "core/schedule.hpp"
 #include "core/schedule_table.hpp"
 #include "core/validate.hpp"
+#include "plan_kinds.hpp"
 #include "random_problems.hpp"
 
 using namespace leanattn;
@@ -14,32 +16,31 @@ using namespace leanattn::testing;
 
 namespace {
 
-constexpr Strategy all_strategies[] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
-
-Schedule make_plan(const Problem& p, const DeviceSpec& d, Strategy strategy) {
+Schedule make_plan(const Problem& p, const DeviceSpec& d, Strategy strategy, StreamKRule rule = StreamKRule::paper) {
     PlanOptions options;
     options.strategy = strategy;
+    options.stream_k_rule = rule;
     return make_schedule(p, d, options);
 }
 
 }  // namespace
 
-TEST_CASE("every plan of 10,000 random problems passes the validator, for every strategy") {
+TEST_CASE("every plan of 10,000 random problems passes the validator, for every strategy and both stream-k rules") {
     auto rng = seeded_rng(1);
     std::int64_t plans = 0;
     for (int i = 0; i < 10000; ++i) {
         const Problem p = random_problem(rng);
         const DeviceSpec d = random_device(rng);
-        for (Strategy strategy : all_strategies) {
-            const Schedule s = make_plan(p, d, strategy);
-            CAPTURE(i, describe(p, d), strategy_name(strategy));
+        for (const Kind& kind : all_kinds) {
+            const Schedule s = make_plan(p, d, kind.strategy, kind.rule);
+            CAPTURE(i, describe(p, d), kind.name);
             REQUIRE_NOTHROW(check_coresidency(s));
             const std::vector<std::string> problems = validate_schedule(s, tabulate(s));
             if (!problems.empty()) FAIL(problems.front());
             ++plans;
         }
     }
-    CHECK(plans == 30000);
+    CHECK(plans == 40000);
 }
 
 TEST_CASE("walking every CTA visits every LeanTile exactly once (counted tile by tile on small problems)") {
@@ -47,10 +48,10 @@ TEST_CASE("walking every CTA visits every LeanTile exactly once (counted tile by
     for (int i = 0; i < 2000; ++i) {
         const Problem p = random_problem(rng, 4000);
         const DeviceSpec d = random_device(rng);
-        for (Strategy strategy : all_strategies) {
-            const Schedule s = make_plan(p, d, strategy);
+        for (const Kind& kind : all_kinds) {
+            const Schedule s = make_plan(p, d, kind.strategy, kind.rule);
             const PlanView v = s.view();
-            CAPTURE(i, describe(p, d), strategy_name(strategy));
+            CAPTURE(i, describe(p, d), kind.name);
             std::vector<int> visits(static_cast<std::size_t>(s.total_tiles), 0);
             for (std::int64_t g = 0; g < s.grid; ++g) {
                 for (CtaWalker w(v, g); w.valid(); w.advance()) {
@@ -63,7 +64,7 @@ TEST_CASE("walking every CTA visits every LeanTile exactly once (counted tile by
     }
 }
 
-TEST_CASE("stream-k uses min(SMs x CTAs per SM, LeanTiles) CTAs whose loads differ by at most one LeanTile") {
+TEST_CASE("stream-k under the paper's rule uses min(SMs x CTAs per SM, LeanTiles) CTAs whose loads differ by at most one LeanTile") {
     auto rng = seeded_rng(3);
     for (int i = 0; i < 2000; ++i) {
         const Problem p = random_problem(rng);
@@ -88,7 +89,7 @@ TEST_CASE("in a ragged batch each request contributes its own LeanTile count, wi
     p.q_heads = p.kv_heads = 4;
     p.tile = 128;
     p.ctx = {1, 100000, 129};
-    const Schedule s = make_plan(p, DeviceSpec{}, Strategy::stream_k);
+    const Schedule s = make_plan(p, DeviceSpec{}, Strategy::stream_k, StreamKRule::aligned);
     CHECK(s.total_tiles == 4 * (1 + 782 + 2));
     const ScheduleTable t = tabulate(s);
     CHECK(t.outputs[0].tiles == 1);
@@ -158,7 +159,7 @@ TEST_CASE("the validator catches a plan that is broken") {
     }
 }
 
-TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-resident is refused") {
+TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-resident is refused, under either rule") {
     Problem p;
     p.q_heads = p.kv_heads = 1;
     p.tile = 16;
@@ -168,10 +169,22 @@ TEST_CASE("a stream-k plan whose host would wait on a CTA that is not co-residen
     d.sms = 2;
     d.ctas_per_sm = 1;
     PlanOptions options;
+    options.stream_k_rule = StreamKRule::paper;
     options.grid = 5;  // 5 CTAs on 2 resident slots; CTA 0 hosts the one output and would wait on CTA 4
     CHECK_THROWS_AS(make_schedule(p, d, options), InputError);
     options.grid = 2;
     CHECK_NOTHROW(make_schedule(p, d, options));
+    // Aligned, ideal starts 0, 2, 4, 6, 8: with snap 1 nothing moves but onto 0 and 10, and CTA 0 would wait on
+    // CTA 4 again; with snap 10 the starts are 0, 0, 0, 10, 10: CTA 2 holds the whole output and waits on no one.
+    options.stream_k_rule = StreamKRule::aligned;
+    options.grid = 5;
+    options.snap = 1;
+    CHECK_THROWS_AS(make_schedule(p, d, options), InputError);
+    options.snap = 10;
+    const Schedule whole = make_schedule(p, d, options);
+    CHECK(plan::host_cta(whole.view(), 0) == 2);
+    CHECK(plan::contributor_count(whole.view(), 0) == 1);
+    CHECK_NOTHROW(check_coresidency(whole));
 }
 
 TEST_CASE("stream-k generalises: as many CTAs as outputs of equal length gives FlashAttention-2's one CTA per output") {

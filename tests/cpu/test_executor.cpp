@@ -11,10 +11,21 @@ using namespace leanattn;
 using namespace leanattn::testing;
 
 namespace {
-constexpr Strategy all_strategies[] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+// Every kind of plan the executor must run: stream-k under the paper's rule, the aligned rule's own choice and
+// the aligned rule with a random snap (empty CTAs, whole outputs, moved hosts), and the two baselines.
+std::vector<Schedule> every_plan(const Problem& p, const DeviceSpec& d, std::mt19937_64& rng) {
+    PlanOptions paper, aligned, snapped, fixed, none;
+    paper.stream_k_rule = StreamKRule::paper;
+    snapped.snap = log_uniform(rng, 1, 256);
+    fixed.strategy = Strategy::fixed_split;
+    none.strategy = Strategy::no_split;
+    std::vector<Schedule> plans;
+    for (const PlanOptions& o : {paper, aligned, snapped, fixed, none}) plans.push_back(make_schedule(p, d, o));
+    return plans;
 }
+}  // namespace
 
-TEST_CASE("every strategy matches the float64 reference on random ragged GQA problems, in every dtype and cache layout") {
+TEST_CASE("every strategy (stream-k under both rules) matches the float64 reference on random ragged GQA problems, in every dtype and cache layout") {
     auto rng = seeded_rng(31);
     for (int i = 0; i < 40; ++i) {
         Problem p = random_problem(rng, 3000);
@@ -30,9 +41,9 @@ TEST_CASE("every strategy matches the float64 reference on random ragged GQA pro
         cpu::HostTensors t(p, dtype, layout, block_size);
         t.fill_random(static_cast<std::uint64_t>(i) + Catch::rngSeed());
         const ReferenceOutput ref = reference_of(t);
-        for (Strategy s : all_strategies) {
-            CAPTURE(i, describe(p, d), strategy_name(s), dtype_name(dtype), cache_layout_name(layout), block_size);
-            const Errors e = run_and_check(plan_for(p, d, s), t, ref, 3);
+        for (const Schedule& s : every_plan(p, d, rng)) {
+            CAPTURE(i, describe(p, d), strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), s.grid, s.snap, dtype_name(dtype), cache_layout_name(layout), block_size);
+            const Errors e = run_and_check(s, t, ref, 3);
             REQUIRE(e.non_finite == 0);
             REQUIRE(e.rel_l2 <= tolerance(dtype));
             REQUIRE(e.lse_max_abs <= 1e-4);
@@ -54,12 +65,15 @@ TEST_CASE("the executor never deadlocks: 1, 2, 3, 7 and 64 threads on grids of 1
     for (int threads : {1, 2, 3, 7, 64}) {
         for (std::int64_t grid : {1, 2, 5, 17, 64, 150, 300}) {
             for (std::int64_t per_sm : {1, 2}) {
-                // grid CTAs resident at once: SMs × CTAs-per-SM = grid (rounded up), so the plan is valid.
+                // grid CTAs resident at once: SMs × CTAs-per-SM = grid (rounded up), so the plan is valid. The
+                // paper's rule with 1 CTA per SM, the aligned rule (snap 3: some starts move, some CTAs empty) with 2.
                 const DeviceSpec d = test_device((grid + per_sm - 1) / per_sm, per_sm);
                 PlanOptions o;
                 o.grid = grid;
+                if (per_sm == 1) o.stream_k_rule = StreamKRule::paper;
+                else o.snap = 3;
                 const Schedule s = make_schedule(p, d, o);
-                CAPTURE(threads, grid, per_sm);
+                CAPTURE(threads, grid, per_sm, stream_k_rule_name(s.stream_k_rule));
                 const Errors e = run_and_check(s, t, ref, threads);
                 REQUIRE(e.non_finite == 0);
                 REQUIRE(e.rel_l2 <= 1e-5);
@@ -88,8 +102,8 @@ TEST_CASE("the output is bitwise identical across runs and thread counts for a g
     p.ctx = {5000, 777};
     cpu::HostTensors t(p, DType::fp32, CacheLayout::ragged);
     t.fill_random(11);
-    for (Strategy strategy : all_strategies) {
-        const Schedule s = plan_for(p, test_device(13, 2), strategy);
+    std::mt19937_64 rng(5);
+    for (const Schedule& s : every_plan(p, test_device(13, 2), rng)) {
         t.poison_outputs();
         execute(s, t, 1);
         const std::vector<float> first = t.o_float();
@@ -97,7 +111,7 @@ TEST_CASE("the output is bitwise identical across runs and thread counts for a g
         for (int threads : {1, 2, 5, 16}) {
             t.poison_outputs();
             execute(s, t, threads);
-            CAPTURE(strategy_name(strategy), threads);
+            CAPTURE(strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), threads);
             const std::vector<float> again = t.o_float();
             REQUIRE(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)) == 0);
             REQUIRE(std::memcmp(first_lse.data(), t.lse().data(), first_lse.size() * sizeof(float)) == 0);
@@ -114,8 +128,8 @@ TEST_CASE("every cache layout gives the padded cache's bits: the layout changes 
     p.head_dim = 64;
     p.tile = 32;
     p.ctx = {300, 77, 1000};
-    for (Strategy strategy : all_strategies) {
-        const Schedule s = plan_for(p, test_device(9, 1), strategy);
+    auto rng = seeded_rng(5);
+    for (const Schedule& s : every_plan(p, test_device(9, 1), rng)) {
         std::vector<float> padded;
         for (auto [layout, block_size] : {std::pair{CacheLayout::padded, 16}, {CacheLayout::token_major, 16}, {CacheLayout::paged, 1},
                                           {CacheLayout::paged, 7}, {CacheLayout::paged, 256}, {CacheLayout::ragged, 16}}) {
@@ -134,7 +148,7 @@ TEST_CASE("every cache layout gives the padded cache's bits: the layout changes 
             t.raw_q() = reference.raw_q();
             t.poison_outputs();
             execute(s, t, 3);
-            CAPTURE(strategy_name(strategy), cache_layout_name(layout), block_size);
+            CAPTURE(strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), cache_layout_name(layout), block_size);
             if (layout == CacheLayout::padded) padded = t.o_float();
             const std::vector<float> o = t.o_float();
             REQUIRE(std::memcmp(o.data(), padded.data(), o.size() * sizeof(float)) == 0);

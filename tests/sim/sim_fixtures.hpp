@@ -43,10 +43,13 @@ inline Problem hand_problem(std::int64_t heads, std::int64_t ctx, std::int64_t b
     return p;
 }
 
-inline sim::SimResult run(const Problem& p, const DeviceSpec& d, Strategy strategy, std::int64_t splits = 0, bool timeline = false) {
+// stream-k plans use `rule`: the hand-worked tests pin the paper's, whose plan they work out.
+inline sim::SimResult run(const Problem& p, const DeviceSpec& d, Strategy strategy, std::int64_t splits = 0, bool timeline = false,
+                          StreamKRule rule = StreamKRule::paper) {
     PlanOptions options;
     options.strategy = strategy;
     options.splits = splits;
+    options.stream_k_rule = rule;
     sim::SimOptions sim_options;
     sim_options.record_timeline = timeline;
     return sim::simulate(make_schedule(p, d, options), sim_options);

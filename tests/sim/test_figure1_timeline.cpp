@@ -10,8 +10,8 @@ using namespace leanattn::testing;
 
 namespace {
 
-// Figure 1: 5 SMs, 1 CTA each; 1 request, 2 heads of 5 LeanTiles (ctx 1280, tile 256).
-sim::SimResult figure1(Strategy s) { return run(hand_problem(2, 1280), hand_device(5), s, 0, true); }
+// Figure 1: 5 SMs, 1 CTA each; 1 request, 2 heads of 5 LeanTiles (ctx 1280, tile 256); stream-k under the paper's rule.
+sim::SimResult figure1(Strategy s) { return run(hand_problem(2, 1280), hand_device(5), s, 0, true, StreamKRule::paper); }
 
 // Start of the earliest non-busy, non-idle interval on any SM: when the first reduction step begins.
 double first_reduction_ns(const sim::SimResult& r) {

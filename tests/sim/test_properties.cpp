@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "plan_kinds.hpp"
 #include "random_problems.hpp"
 #include "sim_fixtures.hpp"
 
@@ -12,8 +13,6 @@ using namespace leanattn::testing;
 using Catch::Detail::Approx;
 
 namespace {
-
-constexpr Strategy strategies[] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
 
 // A random problem small enough to simulate thousands of, on a device with the H100's timing.
 struct Case {
@@ -34,9 +33,9 @@ TEST_CASE("SM-time adds up: busy + reduce + waiting + idle = SMs x makespan, and
     auto rng = seeded_rng(1);
     for (int i = 0; i < 1000; ++i) {
         const Case c = random_case(rng);
-        for (Strategy s : strategies) {
-            CAPTURE(describe(c.problem, c.device), std::string(strategy_name(s)));
-            const sim::SimResult r = run(c.problem, c.device, s, 0, true);
+        for (const Kind& kind : all_kinds) {
+            CAPTURE(describe(c.problem, c.device), kind.name);
+            const sim::SimResult r = run(c.problem, c.device, kind.strategy, 0, true, kind.rule);
             CHECK(r.busy_sm_ns + r.reduce_sm_ns + r.waiting_sm_ns + r.idle_sm_ns == Approx(r.sm_time_ns()).epsilon(1e-9));
             CHECK(r.occupancy() > 0.0);
             CHECK(r.occupancy() <= 1.0 + 1e-12);
@@ -59,9 +58,9 @@ TEST_CASE("no plan beats the memory: makespan >= launch + K/V bytes / peak bandw
     for (int i = 0; i < 1000; ++i) {
         const Case c = random_case(rng);
         const sim::SimResult lean = run(c.problem, c.device, Strategy::stream_k);
-        for (Strategy s : strategies) {
-            CAPTURE(describe(c.problem, c.device), std::string(strategy_name(s)));
-            const sim::SimResult r = run(c.problem, c.device, s);
+        for (const Kind& kind : all_kinds) {
+            CAPTURE(describe(c.problem, c.device), kind.name);
+            const sim::SimResult r = run(c.problem, c.device, kind.strategy, 0, false, kind.rule);
             CHECK(r.kv_bytes == lean.kv_bytes);
             CHECK(r.makespan_ns >= c.device.timing.launch_overhead_ns + r.kv_bytes / c.device.timing.hbm_bandwidth_gb_per_s);
         }
@@ -72,10 +71,10 @@ TEST_CASE("the same input gives the same output, to the bit") {
     auto rng = seeded_rng(3);
     for (int i = 0; i < 100; ++i) {
         const Case c = random_case(rng);
-        for (Strategy s : strategies) {
-            CAPTURE(describe(c.problem, c.device), std::string(strategy_name(s)));
-            const sim::SimResult a = run(c.problem, c.device, s, 0, true);
-            const sim::SimResult b = run(c.problem, c.device, s, 0, true);
+        for (const Kind& kind : all_kinds) {
+            CAPTURE(describe(c.problem, c.device), kind.name);
+            const sim::SimResult a = run(c.problem, c.device, kind.strategy, 0, true, kind.rule);
+            const sim::SimResult b = run(c.problem, c.device, kind.strategy, 0, true, kind.rule);
             CHECK(a.makespan_ns == b.makespan_ns);
             CHECK(a.busy_sm_ns == b.busy_sm_ns);
             CHECK(a.waiting_sm_ns == b.waiting_sm_ns);

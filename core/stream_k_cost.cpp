@@ -1,0 +1,320 @@
+#include "stream_k_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "loaded_latency.hpp"
+#include "walker.hpp"
+
+namespace leanattn {
+
+StreamKCosts StreamKCosts::of(const Problem& p, const DeviceTiming& t) {
+    StreamKCosts c;
+    c.token_bytes = static_cast<double>(p.head_dim * 2 * 2);
+    c.tile_compute_ns = static_cast<double>((p.q_len * p.group() + 15) / 16) * t.tile_compute_ns;
+    c.startup_ns = t.cta_startup_ns;
+    c.restart_ns = t.cta_startup_ns;
+    c.partial_ns = t.partial_store_ns;
+    c.flag_ns = t.flag_wait_ns;
+    c.merge_ns = t.reduce_per_partial_ns;
+    c.store_ns = t.output_store_ns;
+    return c;
+}
+
+namespace {
+
+// How long the SMs of one HBM partition take to read their bytes when they share it: SM loads sorted, and
+// the time at which the SM with each load is done (processor sharing: while m SMs stream, each reads a
+// byte every ns_per_byte[m] ns).
+class PartitionStream {
+public:
+    void clear() { loads_.clear(), sms_.clear(); }
+    void add(double bytes, std::int64_t sm) { loads_.push_back(bytes), sms_.push_back(sm); }
+    // Sorts the loads and writes each SM's finish into finish[sm].
+    void solve(const std::vector<double>& ns_per_byte, std::vector<double>& finish) {
+        order_.resize(loads_.size());
+        for (std::size_t j = 0; j < order_.size(); ++j) order_[j] = j;
+        std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return loads_[a] < loads_[b]; });
+        sorted_.resize(loads_.size());
+        times_.resize(loads_.size());
+        double t = 0.0, done = 0.0;
+        const std::size_t m = loads_.size();
+        for (std::size_t j = 0; j < m; ++j) {
+            sorted_[j] = loads_[order_[j]];
+            t += (sorted_[j] - done) * ns_per_byte[m - j];
+            times_[j] = t, done = sorted_[j];
+            finish[static_cast<std::size_t>(sms_[order_[j]])] = t;
+        }
+    }
+    // When an SM of this partition has read `bytes` (at most its load).
+    double time_to_read(double bytes, const std::vector<double>& ns_per_byte) const {
+        const std::size_t j = static_cast<std::size_t>(std::lower_bound(sorted_.begin(), sorted_.end(), bytes) - sorted_.begin());
+        if (j == sorted_.size()) return times_.empty() ? 0.0 : times_.back();
+        return (j == 0 ? 0.0 : times_[j - 1]) + (bytes - (j == 0 ? 0.0 : sorted_[j - 1])) * ns_per_byte[sorted_.size() - j];
+    }
+
+private:
+    std::vector<double> loads_;        // bytes of each streaming SM
+    std::vector<std::int64_t> sms_;    // which SM
+    std::vector<std::size_t> order_;   // loads_ indices, ascending by load
+    std::vector<double> sorted_;       // loads, ascending
+    std::vector<double> times_;        // when the SM with sorted_[j] finishes
+};
+
+// Estimates plan after plan, reusing its buffers: O(grid · log batch + SMs · log SMs) each.
+class Estimator {
+public:
+    // `plan`: the request arrays every plan estimated shares (of `problem`).
+    Estimator(const PlanView& plan, const Problem& problem, const DeviceSpec& device)
+        : problem_(problem),
+          costs_(StreamKCosts::of(problem, device.timing)),
+          device_(device),
+          partitions_(std::clamp<std::int64_t>(device.timing.hbm_partitions, 1, device.sms)),
+          partition_bytes_per_ns_(device.timing.hbm_bandwidth_gb_per_s / static_cast<double>(partitions_)),
+          streams_(static_cast<std::size_t>(partitions_)),
+          missing_before_(static_cast<std::size_t>(plan.batch + 1), 0) {
+        // ns per byte of one SM while m SMs of its partition stream, m = 1 … the largest partition's SMs.
+        const std::int64_t largest = (device.sms + partitions_ - 1) / partitions_;
+        ns_per_byte_.assign(static_cast<std::size_t>(largest + 1), 0.0);
+        for (std::int64_t m = 1; m <= largest; ++m) ns_per_byte_[m] = 1.0 / sm_rate(m);
+        for (std::int64_t b = 0; b < plan.batch; ++b) {
+            missing_before_[b + 1] = missing_before_[b] + plan.kv_heads * missing(plan, b);
+        }
+    }
+
+    // Bytes per ns of one SM while `streaming` SMs of its partition stream.
+    double sm_rate(std::int64_t streaming) const {
+        return device_.timing.bytes_in_flight_per_sm / loaded_latency_ns(device_.timing, static_cast<double>(streaming), partition_bytes_per_ns_);
+    }
+
+    // A lower bound for any plan on `grid` CTAs, after its startup: all bytes read by min(grid, SMs) SMs spread
+    // evenly over the partitions (the most bandwidth they can draw: rate grows with SMs, concavely); the
+    // busiest CTA's bytes (at least the average) at the rate of an SM streaming alone; its compute.
+    double bound_ns(std::int64_t grid, std::int64_t total_tiles) const {
+        const double sms = static_cast<double>(std::min(grid, device_.sms));
+        const double per_partition = sms / static_cast<double>(partitions_);
+        const double rate = sms * device_.timing.bytes_in_flight_per_sm / loaded_latency_ns(device_.timing, per_partition, partition_bytes_per_ns_);
+        const double all = static_cast<double>(problem_.total_ctx() * problem_.kv_heads) * costs_.token_bytes;
+        const double per_cta = 1.0 / static_cast<double>(grid);
+        return costs_.startup_ns + std::max({all / rate, all * per_cta / sm_rate(1), static_cast<double>(total_tiles) * per_cta * costs_.tile_compute_ns});
+    }
+
+    // Starts of the plan's CTAs, [0, grid], as the walker places them.
+    const std::vector<std::int64_t>& starts(const PlanView& v) {
+        starts_.resize(static_cast<std::size_t>(v.grid + 1));
+        for (std::int64_t g = 0; g <= v.grid; ++g) starts_[g] = plan::stream_k_start(v, g);
+        return starts_;
+    }
+
+    // The same for snap after snap on one grid: each CTA's ideal start and its nearest boundary, found once
+    // (prepare_grid), then per snap the walker's rule (stream_k_start): the boundary if within snap, else the
+    // ideal start. A test checks the two paths agree.
+    void prepare_grid(const PlanView& v) {
+        ideal_.resize(static_cast<std::size_t>(v.grid + 1));
+        nearest_.resize(static_cast<std::size_t>(v.grid + 1));
+        for (std::int64_t g = 0; g <= v.grid; ++g) {
+            ideal_[g] = plan::stream_k_ideal_start(v, g);
+            nearest_[g] = plan::nearest_output_boundary(v, ideal_[g]);
+        }
+    }
+    const std::vector<std::int64_t>& starts_with_snap(std::int64_t snap) {
+        starts_.resize(ideal_.size());
+        for (std::size_t g = 0; g < ideal_.size(); ++g) starts_[g] = snap != 0 && nearest_[g].distance <= snap ? nearest_[g].at : ideal_[g];
+        return starts_;
+    }
+
+    // The estimate of plan v, whose starts were last computed (by starts(v), or starts_with_snap(v.snap) after
+    // prepare_grid(v)).
+    StreamKEstimate estimate(const PlanView& v) {
+        const std::int64_t grid = v.grid, sms = device_.sms;
+        ctas_.resize(static_cast<std::size_t>(grid));  // describe() sets every field of a non-empty CTA
+        sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
+        StreamKEstimate out;
+        for (std::int64_t g = 0; g < grid; ++g) {
+            if (starts_[g + 1] > starts_[g]) out.partials += describe(v, g) ? 1 : 0;
+            else ++out.empty, ctas_[g] = Cta{};
+        }
+        stream_all();
+        // Each CTA's own finish, and when its partial (if any) is published.
+        for (std::int64_t g = 0; g < grid; ++g) {
+            Cta& c = ctas_[g];
+            if (starts_[g + 1] == starts_[g]) continue;
+            c.own_ns = stream_ns(g, c.bytes) + c.other_ns;
+            if (c.partial) c.ready_ns = stream_ns(g, c.first_bytes) + c.first_other_ns;
+        }
+        // A host of a split output (only ever a CTA's last segment) waits for its peers' partials, then merges.
+        for (std::int64_t g = 0; g < grid; ++g) {
+            const Cta& c = ctas_[g];
+            if (starts_[g + 1] == starts_[g]) continue;
+            double finish = c.own_ns;
+            if (c.hosts_split) {
+                // Its peers: the CTAs after g that start inside the output (none of them empty: walker.hpp).
+                std::int64_t peer = g + 1;
+                for (; peer < grid && starts_[peer] < c.last_out_end; ++peer) finish = std::max(finish, ctas_[peer].ready_ns);
+                finish += costs_.flag_ns + static_cast<double>(peer - 1 - g) * costs_.merge_ns + costs_.store_ns;
+            }
+            out.makespan_ns = std::max(out.makespan_ns, finish);
+        }
+        return out;
+    }
+
+private:
+    struct Cta {
+        double bytes = 0.0, first_bytes = 0.0;        // K+V it reads; of them, its first segment's
+        double other_ns = 0.0, first_other_ns = 0.0;  // its work besides reading; up to its partial
+        double own_ns = 0.0, ready_ns = 0.0;          // its own finish; when its partial is published
+        bool partial = false;                         // its first segment continues another CTA's output
+        bool hosts_split = false;                     // its last segment hosts an output it does not finish
+        std::int64_t last_out_end = 0;                // where its last segment's output ends
+    };
+
+    std::int64_t partition_of(std::int64_t sm) const { return sm * partitions_ / device_.sms; }
+
+    // Where global LeanTile `iter` lies: its output, and that output's first LeanTile, length and request.
+    struct Place {
+        std::int64_t output, begin, tiles, request, head;
+    };
+    static Place locate(const PlanView& v, std::int64_t iter) {
+        // As plan::output_of_iteration, keeping the request and head it finds on the way.
+        const std::int64_t b = std::upper_bound(v.request_offset, v.request_offset + v.batch, iter) - v.request_offset - 1;
+        const std::int64_t h = (iter - v.request_offset[b]) / v.request_tiles[b];
+        return {b * v.kv_heads + h, v.request_offset[b] + h * v.request_tiles[b], v.request_tiles[b], b, h};
+    }
+
+    // Fills CTA g's bytes and other work and adds its bytes to its SM; returns whether it stores a partial.
+    bool describe(const PlanView& v, std::int64_t g) {
+        const std::int64_t begin = starts_[g], end = starts_[g + 1];
+        const Place first = locate(v, begin), last = locate(v, end - 1);
+        const std::int64_t first_out_end = first.begin + first.tiles, last_out_end = last.begin + last.tiles;
+        const std::int64_t first_end = std::min(end, first_out_end);
+        const bool first_is_host = begin == first.begin;
+        const bool last_finishes = end == last_out_end;
+        const std::int64_t outputs = last.output - first.output;  // segments after the first
+        // Whole segments store O as they end: those in the middle, the first if it is a host and finishes, the
+        // last (when not the first) if it finishes. A split output's host stores after merging.
+        const std::int64_t stores =
+            std::max<std::int64_t>(outputs - 1, 0) + (first_is_host && first_end == first_out_end ? 1 : 0) + (outputs > 0 && last_finishes ? 1 : 0);
+        // Bytes: whole LeanTiles, less the tokens lacking in the partial last LeanTiles it holds.
+        const std::int64_t first_missing = first_end == first_out_end ? missing(v, first.request) : 0;
+        const std::int64_t all_missing = missing_before(v, last, last_finishes) - missing_before(v, first, false);
+        Cta& c = ctas_[g];
+        c.own_ns = c.ready_ns = 0.0;
+        c.partial = !first_is_host;
+        c.hosts_split = !last_finishes && begin <= last.begin;
+        c.last_out_end = last_out_end;
+        c.first_bytes = static_cast<double>((first_end - begin) * problem_.tile - first_missing) * costs_.token_bytes;
+        c.bytes = static_cast<double>((end - begin) * problem_.tile - all_missing) * costs_.token_bytes;
+        c.first_other_ns = costs_.startup_ns + static_cast<double>(first_end - begin) * costs_.tile_compute_ns + (c.partial ? costs_.partial_ns : 0.0);
+        c.other_ns = c.first_other_ns + static_cast<double>(end - first_end) * costs_.tile_compute_ns +
+                     static_cast<double>(outputs) * costs_.restart_ns + static_cast<double>(stores) * costs_.store_ns;
+        sm_bytes_[g % device_.sms] += c.bytes;
+        return c.partial;
+    }
+
+    // Tokens request b's partial last LeanTile lacks, per output.
+    std::int64_t missing(const PlanView& v, std::int64_t b) const { return v.request_tiles[b] * problem_.tile - problem_.ctx[static_cast<std::size_t>(b)]; }
+    // Tokens lacking in the outputs before `at` (and in `at` itself if `inclusive`).
+    std::int64_t missing_before(const PlanView& v, const Place& at, bool inclusive) const {
+        return missing_before_[at.request] + (at.head + (inclusive ? 1 : 0)) * missing(v, at.request);
+    }
+
+    void stream_all() {
+        for (PartitionStream& s : streams_) s.clear();
+        for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {
+            if (sm_bytes_[sm] > 0.0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
+        }
+        sm_finish_.resize(sm_bytes_.size());
+        for (PartitionStream& s : streams_) s.solve(ns_per_byte_, sm_finish_);
+    }
+
+    // When CTA g has read `bytes`: its SM shares its rate equally among its CTAs, so by then the SM has read
+    // min(bytes, theirs) for each of them.
+    double stream_ns(std::int64_t g, double bytes) const {
+        const std::int64_t sms = device_.sms, sm = g % sms;
+        double sm_read = 0.0;
+        for (std::int64_t h = sm; h < static_cast<std::int64_t>(ctas_.size()); h += sms) sm_read += std::min(bytes, ctas_[h].bytes);
+        if (sm_read >= sm_bytes_[sm]) return sm_finish_[sm];  // the last of its SM's CTAs to finish
+        return streams_[partition_of(sm)].time_to_read(sm_read, ns_per_byte_);
+    }
+
+    const Problem& problem_;
+    StreamKCosts costs_;
+    const DeviceSpec& device_;
+    std::int64_t partitions_;
+    double partition_bytes_per_ns_;
+    std::vector<PartitionStream> streams_;  // (partitions)
+    std::vector<std::int64_t> starts_;      // (grid + 1)
+    std::vector<std::int64_t> ideal_;       // (grid + 1) the paper's starts on the grid being prepared
+    std::vector<plan::NearestBoundary> nearest_;  // (grid + 1) the boundary nearest each
+    std::vector<Cta> ctas_;                 // (grid)
+    std::vector<double> sm_bytes_;          // (min(SMs, grid)) bytes each SM reads
+    std::vector<double> sm_finish_;         // (min(SMs, grid)) when each SM has read them
+    std::vector<std::int64_t> missing_before_;  // (batch + 1) tokens lacking in the partial LeanTiles of requests before b
+    std::vector<double> ns_per_byte_;           // (largest partition's SMs + 1) of one SM while m stream
+};
+
+bool better(const StreamKEstimate& a, const StreamKEstimate& b) {
+    const bool tie = std::abs(a.makespan_ns - b.makespan_ns) <= 1e-9 * std::max(a.makespan_ns, b.makespan_ns);
+    if (!tie) return a.makespan_ns < b.makespan_ns;
+    return a.partials != b.partials ? a.partials < b.partials : a.empty < b.empty;
+}
+
+}  // namespace
+
+StreamKEstimate estimate_stream_k(const PlanView& plan, const Problem& problem, const DeviceSpec& device) {
+    Estimator e(plan, problem, device);
+    e.starts(plan);
+    return e.estimate(plan);
+}
+
+std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
+    std::int64_t n_max = 0;
+    for (std::int64_t b = 0; b < plan.batch; ++b) n_max = std::max(n_max, plan.request_tiles[b]);
+    std::vector<std::int64_t> grids = {plan.grid};
+    if (!grid_given) {
+        for (std::int64_t g = plan.grid / 2; g >= 1; g /= 2) grids.push_back(g);
+        const std::int64_t outputs = plan::outputs(plan);
+        if (outputs < plan.grid && std::find(grids.begin(), grids.end(), outputs) == grids.end()) grids.push_back(outputs);
+    }
+
+    Estimator e(plan, problem, device);
+    std::vector<AlignedCandidate> out;
+    std::optional<StreamKEstimate> best;
+    std::vector<std::int64_t> previous;
+    for (std::int64_t grid : grids) {
+        PlanView v = plan;
+        v.grid = grid;
+        if (best && e.bound_ns(grid, plan.total_tiles) > best->makespan_ns * (1.0 + 1e-9)) continue;
+        previous.clear();
+        e.prepare_grid(v);
+        for (std::int64_t snap = 0;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
+            v.snap = snap;
+            const std::vector<std::int64_t>& starts = e.starts_with_snap(snap);
+            // A larger snap that moves no start is the same plan: the same estimate.
+            const StreamKEstimate estimate = starts == previous ? out.back().estimate : e.estimate(v);
+            previous = starts;
+            out.push_back({grid, snap, estimate});
+            if (!best || better(estimate, *best)) best = estimate;
+            // No partial: every start is on a boundary already, where any larger snap leaves it.
+            if (snap >= n_max || estimate.partials == 0) break;
+        }
+    }
+    return out;
+}
+
+AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
+    const std::vector<AlignedCandidate> all = aligned_candidates(plan, problem, device, grid_given);
+    AlignedCandidate best = all.front();
+    for (const AlignedCandidate& c : all) {
+        if (better(c.estimate, best.estimate)) best = c;
+    }
+    // Starts all on boundaries stay there under any larger snap: recording the largest says that no live
+    // lengths can split an output (Schedule::whole_outputs), which lets the plan serve every step safely.
+    if (best.estimate.partials == 0) {
+        for (std::int64_t b = 0; b < plan.batch; ++b) best.snap = std::max(best.snap, plan.request_tiles[b]);
+    }
+    return best;
+}
+
+}  // namespace leanattn

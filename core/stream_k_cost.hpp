@@ -1,0 +1,78 @@
+// stream_k_cost.hpp — the aligned rule's cost model: how long a stream-k plan is estimated to take on its
+// device, and the grid and snap that make it cheapest. docs/planner.md explains it with examples.
+//
+// The estimate (launch excluded) is the latest CTA's finish, every CTA of the grid resident at once:
+//  - Streaming. The SMs of an HBM partition that have K and V to read share it: while m of them stream,
+//    each reads bytes_in_flight_per_sm / L(m) (core/loaded_latency.hpp, the simulator's memory law), so an
+//    SM that finishes early hands its share to the rest (processor sharing, as the simulator plays it).
+//    CTA g runs on SM g mod SMs (core's sm_of_cta); CTAs on one SM split its rate equally. A request's last
+//    LeanTile may be partial: only its tokens are read (tile · head_dim · 2 · 2 bytes per full LeanTile, as
+//    the GPU kernels are fp16/bf16).
+//  - A CTA's own finish = when its bytes are read + its other work:
+//        startup + LeanTiles · tile_compute + (segments − 1) · restart + whole outputs · store
+//        + [its first segment continues another CTA's output] · partial
+//  - A CTA whose last segment hosts a split output then needs its peers' partials (a peer publishes its
+//    partial once its first segment is done), acquires their flags at once, as the kernel does, and merges
+//    them in order: max(own finish, peers' partials) + flag + peers · merge + store.
+// Additive where the simulator overlaps (a computing CTA's bandwidth goes to the others meanwhile), and
+// blind to waves (the grid is at most the resident CTAs): an estimate for ranking plans, not a prediction.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device_spec.hpp"
+#include "plan_view.hpp"
+#include "problem.hpp"
+
+namespace leanattn {
+
+// The model's costs, from the device's timing fields (data/devices/README.md). They are not yet calibrated
+// against the GPU; this is the one place that turns them into the model's terms.
+struct StreamKCosts {
+    double token_bytes = 0.0;      // K+V bytes of one token of one output: head_dim · 2 · 2 (fp16/bf16)
+    double tile_compute_ns = 0.0;  // tile_compute_ns · ⌈q_len · group / 16⌉: compute the loads do not hide
+    double startup_ns = 0.0;       // cta_startup_ns, once per non-empty CTA
+    double restart_ns = 0.0;       // cta_startup_ns again per further segment: Q, accumulators, a pipeline refill
+    double partial_ns = 0.0;       // partial_store_ns: a non-host segment's partial, fence and flag
+    double flag_ns = 0.0;          // flag_wait_ns: a host acquiring its peers' flags, all at once
+    double merge_ns = 0.0;         // reduce_per_partial_ns: a host, per peer, loading and merging its partial
+    double store_ns = 0.0;         // output_store_ns: a host writes its output
+
+    static StreamKCosts of(const Problem& problem, const DeviceTiming& timing);
+};
+
+struct StreamKEstimate {
+    double makespan_ns = 0.0;   // launch excluded
+    std::int64_t partials = 0;  // segments that store a partial for a host: one per CTA start inside an output
+    std::int64_t empty = 0;     // CTAs launched with no LeanTiles
+};
+
+// The estimate of a stream-k plan: `plan` carries its grid, snap and request arrays (those of `problem`).
+StreamKEstimate estimate_stream_k(const PlanView& plan, const Problem& problem, const DeviceSpec& device);
+
+struct AlignedCandidate {
+    std::int64_t grid = 0;
+    std::int64_t snap = 0;
+    StreamKEstimate estimate;
+};
+
+// What the aligned rule weighs, in this order: grids G = plan.grid, then (unless `grid_given`) G/2, G/4, …, 1
+// and the number of outputs if below G; on each, snap 0 (the paper's plan on that grid), 1, 2, 4, … below
+// n_max, then n_max (the longest output's LeanTiles: every start lands on a boundary, whole outputs),
+// stopping early at the first snap whose plan has no partial (every start on a boundary already).
+//  - Smaller grids put fewer CTAs on an output, so its host merges fewer partials: with a few long outputs,
+//    merging 100+ partials costs more than the bandwidth of the SMs it frees.
+//  - One CTA per output is, for equal outputs, exactly no-split's plan, so the rule can always fall back to it.
+// A grid is skipped when a lower bound (all bytes at the bandwidth of min(grid, SMs) SMs; the average CTA's
+// bytes at one lone SM's rate; its compute) cannot beat the best estimate so far. Returns what was
+// estimated, in order. O(snaps · (grid · log batch + SMs · log SMs)) a grid.
+std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
+
+// The cheapest candidate. Of equal estimates (within 1e-9, relative), the one with fewer partials wins (the
+// model's fixed costs are the uncertain part, and measured splits cost more than they say), then the one
+// with fewer empty CTAs (each still takes a slot and a launch), then the earlier in the list (the larger
+// grid, then the smaller snap: the plan closest to the paper's).
+AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
+
+}  // namespace leanattn
