@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The first thing to run on a GPU after the kernels or the API change: the GPU tests of the C++ API (test_cuda),
+# the Python package's GPU tests, `leanattn cuda validate` over every kernel path and cache layout, the host
+# time of cuda::run, and compute-sanitizer on one paged and one GQA problem. Logs into OUT; a summary at the end.
+# usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT
+#   DEVBUILD holds leanattn, libleanattn.so, test_cuda and bench_cuda_run_overhead (bench/gpu/prepare.sh --check)
+set -uo pipefail
+dev=$1; out=$2
+mkdir -p "$out"
+export LEANATTN_LIBRARY=$PWD/$dev/libleanattn.so LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1
+summary=()
+step() {  # step NAME LOG COMMAND...: runs it with a time limit, records pass/fail
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  timeout 300 "$@" >"$out/$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-28s rc %-3s %4ss  %s' "$name" "$rc" "$((SECONDS - t0))" "$(tail -1 "$out/$log" | cut -c1-90)")")
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/machine.txt" 2>&1
+step "test_cuda" test_cuda.log "$dev/test_cuda"
+step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/tests/test_gpu.py python/tests/test_decode_cpu.py
+{
+  for layout in "padded" "token-major" "paged --block-size 1" "paged --block-size 16" "paged --block-size 256" "ragged"; do
+    for shape in "--batch 3 --heads 8 --head-dim 64 --ctx 1,5000,257" "--batch 2 --heads 16 --kv-heads 8 --head-dim 128 --ctx 3000,700" \
+                 "--batch 2 --heads 32 --kv-heads 8 --head-dim 128 --ctx 4100,129" "--batch 1 --heads 64 --kv-heads 8 --head-dim 64 --ctx 20000"; do
+      for dt in fp16 bf16; do
+        echo "== $shape --layout $layout --dtype $dt"
+        "$dev/leanattn" cuda validate $shape --layout $layout --dtype $dt || echo "   ^ FAILED"
+      done
+    done
+  done
+} >"$out/validate.log" 2>&1
+summary+=("$(printf '%-28s %s failed of %s' "cuda validate" "$(grep -c 'FAILED' "$out/validate.log")" "$(grep -c '^==' "$out/validate.log")")")
+step "run() host time" overhead.log "$dev/bench_cuda_run_overhead"
+step "memcheck paged" memcheck.log compute-sanitizer --tool memcheck "$dev/leanattn" cuda validate --batch 2 --heads 8 --kv-heads 2 --head-dim 128 --ctx 300,70 --layout paged --block-size 16
+step "racecheck GQA" racecheck.log compute-sanitizer --tool racecheck "$dev/leanattn" cuda validate --batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 3000 --strategy stream-k
+step "synccheck" synccheck.log compute-sanitizer --tool synccheck "$dev/leanattn" cuda validate --batch 2 --heads 4 --head-dim 64 --ctx 3000,9 --layout ragged
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
