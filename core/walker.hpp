@@ -165,6 +165,20 @@ LEANATTN_HD inline std::int64_t contributor(const PlanView& p, std::int64_t outp
     return host_cta(p, output) + i;
 }
 
+// What a CTA needs to know at the end of one of its segments, found from the segment itself instead of the
+// plan's inverse maps (which cost a search per call under the aligned rule): a segment is split unless it
+// holds its whole output (under every strategy), and the host of a split output is the CTA holding its first
+// LeanTile: the very CTA whose segment has host = true. So a host needs one lookup (the CTA holding the
+// output's last LeanTile), a peer none.
+LEANATTN_HD inline bool segment_is_split(const Segment& s) { return !(s.host && s.finishing); }
+
+// Contributors of the output of host segment `s` of CTA `cta` (host first: cta, cta + 1, …).
+LEANATTN_HD inline std::int64_t host_contributors(const PlanView& p, std::int64_t cta, const Segment& s) {
+    if (s.finishing) return 1;
+    if (p.strategy == Strategy::stream_k) return stream_k_cta_of(p, output_offset(p, s.output) + output_tiles(p, s.output) - 1) - cta + 1;
+    return contributor_count(p, s.output);
+}
+
 }  // namespace plan
 
 // Walks one CTA's segments in order. stream-k: consecutive outputs from the CTA's iteration range;

@@ -1,5 +1,6 @@
 // run_overhead.cpp — host time of one cuda::run() call (checks, parameters, the two or three launches) at
-// batch 256, against a bare launch of an empty kernel on the same stream. The target is ≤ 5 µs per call.
+// batch 256, and of one replay of its captured CUDA graph (how a decode step is run), against a bare launch of
+// an empty kernel on the same stream. The target is ≤ 5 µs per step.
 // Calls are timed in bursts of 64 (well below the launch queue's depth, so no call waits for the GPU to
 // drain it), with a synchronisation between bursts; the median burst is reported per call.
 // usage: bench_cuda_run_overhead [bursts] — skips, with a message and exit 0, where no GPU is found.
@@ -58,12 +59,23 @@ int main(int argc, char** argv) {
     const double bare = median_us_per_call(bursts, stream, [&] { cuda::launch_empty_kernel(stream.get()); });
     std::printf("%-12s %8.2f us per launch (one empty kernel: the floor of any launch)\n", "bare launch", bare);
     for (Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
-        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
         const DecodeTensors view = tensors.view();
         const double us = median_us_per_call(bursts, stream, [&] { cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get()); });
-        std::printf("%-12s %8.2f us per run() (%lld launches)\n", std::string(strategy_name(strategy)).c_str(), us,
-                    static_cast<long long>(1 + plan.launches));
+        // The step as a server runs it: captured once, then one graph launch per step (the lengths change on
+        // the device; nothing on the host does).
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        cuda::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "begin capture");
+        cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get());
+        cuda::check(cudaStreamEndCapture(stream.get(), &graph), "end capture");
+        cuda::check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+        const double replay = median_us_per_call(bursts, stream, [&] { cuda::check(cudaGraphLaunch(exec, stream.get()), "graph launch"); });
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        std::printf("%-12s %8.2f us per run() (%lld launches), %6.2f us per replay of its captured graph\n",
+                    std::string(strategy_name(strategy)).c_str(), us, static_cast<long long>(1 + plan.launches), replay);
     }
     return 0;
 }

@@ -40,7 +40,7 @@ TEST_CASE("the live view of the lengths a plan was made for is the plan's own vi
         const DeviceSpec d = random_device(rng);
         const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
         for (Strategy strategy : all_strategies) {
-            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
             CAPTURE(i, describe(p, d), strategy_name(strategy));
             const LiveArrays live = live_arrays(s, t.views.kv, t.seqlens);
             REQUIRE(live.tiles == s.request_tiles);
@@ -65,7 +65,7 @@ TEST_CASE("shorter live lengths give the arrays of a plan made for them, with th
             Problem shorter = p;
             shorter.ctx.assign(lengths.begin(), lengths.end());
             for (Strategy strategy : all_strategies) {
-                const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+                const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
                 const Schedule fresh = make_schedule(shorter, d, {strategy, strategy == Strategy::fixed_split ? s.splits : 0, 0});
                 CAPTURE(i, describe(p, d), strategy_name(strategy), cache_layout_name(layout));
                 const LiveArrays live = live_arrays(s, kv, lengths);
@@ -89,7 +89,7 @@ TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile on
         std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
         if (i % 4 == 0) std::fill(lengths.begin(), lengths.end(), static_cast<std::int32_t>(p.q_len));  // the shortest step
         for (Strategy strategy : all_strategies) {
-            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
             const LiveArrays live = live_arrays(s, t.views.kv, lengths);
             const PlanView& v = live.view;
             CAPTURE(i, describe(p, d), strategy_name(strategy));

@@ -43,6 +43,14 @@ TEST_CASE("every plan of 10,000 random problems passes the validator, for every 
     CHECK(plans == 40000);
 }
 
+// Calls f(cta, segment) for every segment of every CTA, in CTA order.
+template <typename F>
+void for_each_segment(const PlanView& v, std::int64_t grid, F f) {
+    for (std::int64_t g = 0; g < grid; ++g) {
+        for (CtaWalker w(v, g); w.valid(); w.advance()) f(g, w.current());
+    }
+}
+
 TEST_CASE("walking every CTA visits every LeanTile exactly once (counted tile by tile on small problems)") {
     auto rng = seeded_rng(2);
     for (int i = 0; i < 2000; ++i) {
@@ -53,13 +61,30 @@ TEST_CASE("walking every CTA visits every LeanTile exactly once (counted tile by
             const PlanView v = s.view();
             CAPTURE(i, describe(p, d), kind.name);
             std::vector<int> visits(static_cast<std::size_t>(s.total_tiles), 0);
-            for (std::int64_t g = 0; g < s.grid; ++g) {
-                for (CtaWalker w(v, g); w.valid(); w.advance()) {
-                    const Segment& seg = w.current();
-                    for (std::int64_t t = seg.begin; t < seg.end; ++t) ++visits[plan::output_offset(v, seg.output) + t];
-                }
-            }
+            for_each_segment(v, s.grid, [&](std::int64_t, const Segment& seg) {
+                for (std::int64_t t = seg.begin; t < seg.end; ++t) ++visits[plan::output_offset(v, seg.output) + t];
+            });
             REQUIRE(std::all_of(visits.begin(), visits.end(), [](int c) { return c == 1; }));
+        }
+    }
+}
+
+TEST_CASE("a segment knows from itself whether it is split and, when it hosts, how many CTAs contribute") {
+    auto rng = seeded_rng(3);
+    for (int i = 0; i < 2000; ++i) {
+        const Problem p = random_problem(rng, 20000);
+        const DeviceSpec d = random_device(rng);
+        for (const Kind& kind : all_kinds) {
+            const Schedule s = make_plan(p, d, kind.strategy, kind.rule);
+            const PlanView v = s.view();
+            CAPTURE(i, describe(p, d), kind.name);
+            for_each_segment(v, s.grid, [&](std::int64_t cta, const Segment& seg) {
+                const std::int64_t contributors = plan::contributor_count(v, seg.output);
+                REQUIRE(plan::segment_is_split(seg) == (contributors > 1));
+                if (!seg.host) return;
+                REQUIRE(plan::host_cta(v, seg.output) == cta);
+                REQUIRE(plan::host_contributors(v, cta, seg) == contributors);
+            });
         }
     }
 }

@@ -50,7 +50,7 @@ TEST_CASE("run() allocates nothing and never synchronises: it captures in global
     const cuda::Stream stream;
     for (Strategy strategy : all_strategies) {
         CAPTURE(strategy_name(strategy));
-        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
         auto step = [&](cudaStream_t s) { cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), s); };
         // In the global capture mode, cudaMalloc, a synchronising call or a legacy-stream launch fails.
@@ -75,7 +75,9 @@ TEST_CASE("run() refuses bad input before it enqueues anything") {
     const std::int64_t n = (2 * twice.resident_ctas() / 16 + 1) * p.tile;
     p.ctx = {n, 1000};
     const Schedule plan = make_schedule(p, device, {});
-    const Schedule too_big = make_schedule(p, twice, {});
+    PlanOptions paper;  // the paper's rule keeps the full grid (the aligned rule may choose fewer CTAs)
+    paper.stream_k_rule = StreamKRule::paper;
+    const Schedule too_big = make_schedule(p, twice, paper);
     REQUIRE(too_big.grid > device.resident_ctas());
     cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::padded, 16, 1);
     const cuda::DeviceBuffer workspace(std::max(cuda::workspace_bytes(plan), cuda::workspace_bytes(too_big)));
@@ -126,7 +128,7 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
         const cuda::Stream stream;
         for (Strategy strategy : all_strategies) {
             CAPTURE(batch, strategy_name(strategy));
-            const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+            const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
             const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
             cuda::check(cudaMemset(workspace.get(), 0x7F, workspace.bytes()), "dirty workspace");
             cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
@@ -161,7 +163,7 @@ TEST_CASE("every cache layout holding the same tokens gives the padded cache's b
         const cuda::HostTensors source = padded.to_host();
         const cuda::Stream stream;
         for (Strategy strategy : all_strategies) {
-            const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+            const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
             const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
             cuda::run(plan, padded.view(), workspace.get(), workspace.bytes(), stream.get());
             stream.synchronize();
@@ -209,7 +211,7 @@ TEST_CASE("the traced kernel records every CTA and segment of the plan, on real 
     const cuda::Stream stream;
     for (Strategy strategy : all_strategies) {
         CAPTURE(strategy_name(strategy));
-        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
         cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
         stream.synchronize();
@@ -245,7 +247,7 @@ TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skip
     const cuda::Stream stream;
     for (Strategy strategy : all_strategies) {
         CAPTURE(strategy_name(strategy));
-        const Schedule plan = make_schedule(p, device, PlanOptions{strategy});
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
         DecodeTensors t = tensors.view();
         t.softmax_scale = 0.03f;  // not 1/sqrt(64) = 0.125: a kernel that ignored it would be far off

@@ -40,7 +40,7 @@ TEST_CASE("a captured decode step replayed 100 times while the lengths grow matc
         const DeviceSpec device = cuda::live_device(c.capacity, c.dtype);
         for (Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
             CAPTURE(c.name, strategy_name(strategy));
-            const Schedule plan = make_schedule(c.capacity, device, PlanOptions{strategy});
+            const Schedule plan = make_schedule(c.capacity, device, PlanOptions{.strategy = strategy});
             cuda::DeviceTensors tensors(c.capacity, c.dtype, c.layout, c.block_size, 5);
             cuda::HostTensors host = tensors.to_host();
             const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));

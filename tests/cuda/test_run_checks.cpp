@@ -99,14 +99,14 @@ TEST_CASE("a stream-k plan runs only when its whole grid is resident at once on 
     big.sms = 264, big.ctas_per_sm = 1;
     Problem p = shape(32, 32, 128);
     p.ctx = {40000, 40000};  // 2 × 32 × 313 LeanTiles: enough for any grid here
-    const Schedule stream_k = make_schedule(p, big, PlanOptions{Strategy::stream_k});
+    const Schedule stream_k = make_schedule(p, big, PlanOptions{.strategy = Strategy::stream_k});
     REQUIRE(stream_k.grid == 264);
     CHECK_NOTHROW(cuda::check_residency(stream_k, 264, 1));
     CHECK_NOTHROW(cuda::check_residency(stream_k, 132, 2));
     CHECK_THROWS_WITH(cuda::check_residency(stream_k, 132, 1),
                       Catch::StartsWith("plan (its grid of 264 CTAs (made for twice-the-gpu") && Catch::Contains("132 this GPU holds"));
-    const Schedule fixed = make_schedule(p, big, PlanOptions{Strategy::fixed_split});
+    const Schedule fixed = make_schedule(p, big, PlanOptions{.strategy = Strategy::fixed_split});
     REQUIRE(fixed.grid > 132);
     CHECK_NOTHROW(cuda::check_residency(fixed, 132, 1));
-    CHECK_NOTHROW(cuda::check_residency(make_schedule(p, big, PlanOptions{Strategy::no_split}), 1, 1));
+    CHECK_NOTHROW(cuda::check_residency(make_schedule(p, big, PlanOptions{.strategy = Strategy::no_split}), 1, 1));
 }

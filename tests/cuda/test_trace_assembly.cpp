@@ -60,7 +60,7 @@ TEST_CASE("a trace lines every CTA's records up with its segments in the plan, i
         const TensorLayout layout = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
         const std::vector<std::int32_t> lengths = random_live_lengths(rng, p);
         for (Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
-            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
             std::vector<std::int64_t> tiles(static_cast<std::size_t>(p.batch)), offsets(tiles.size() + 1);
             const PlanView live = live_view(s, layout.views.kv, lengths.data(), tiles.data(), offsets.data());
             const Records r = made_up_records(s, live);

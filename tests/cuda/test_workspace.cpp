@@ -23,7 +23,7 @@ TEST_CASE("the workspace's sections come in order, 256-byte aligned, apart, each
         const Problem p = random_problem(rng, 50000);
         const DeviceSpec d = random_device(rng);
         for (Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
-            const Schedule s = make_schedule(p, d, PlanOptions{strategy});
+            const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
             const cuda::WorkspaceLayout w = cuda::workspace_layout(s);
             CAPTURE(i, describe(p, d), strategy_name(strategy));
             const std::size_t batch = static_cast<std::size_t>(p.batch);
