@@ -118,7 +118,26 @@ struct WarpState {
 // cover HBM latency at full bandwidth (Little's law: ~3 TB/s × ~1 µs over 132 SMs ≈ 23 KB per SM at
 // the very least). 8 warps × 24 KB = 192 KB: one CTA per SM.
 constexpr int warp_smem_bytes = 24576;
-constexpr int shared_bytes() { return warps * warp_smem_bytes; }
+
+// After the warps' memory, the plan's per-request arrays (request_tiles, then request_offset) for batches
+// up to this size: the walker's lookups (binary searches over requests, a CTA's start under the aligned rule,
+// a host's count of peers) are chains of dependent loads, ~30 cycles each from shared memory instead of an L2
+// round trip (~1 µs when every SM is streaming). Larger batches read the arrays from global memory.
+constexpr int staged_requests = 1024;
+constexpr int staged_plan_bytes = (2 * staged_requests + 1) * 8;
+constexpr int shared_bytes() { return warps * warp_smem_bytes + staged_plan_bytes; }
+
+// Copies the plan's per-request arrays into `staged` (after the warps' memory) and points `plan` at them,
+// when the batch fits; ends with a barrier, as the walker reads them next.
+__device__ inline void stage_plan_arrays(PlanView& plan, std::int64_t* staged) {
+    if (plan.batch <= staged_requests) {
+        for (std::int64_t i = threadIdx.x; i < plan.batch; i += threads) staged[i] = plan.request_tiles[i];
+        for (std::int64_t i = threadIdx.x; i <= plan.batch; i += threads) staged[staged_requests + i] = plan.request_offset[i];
+        plan.request_tiles = staged;
+        plan.request_offset = staged + staged_requests;
+    }
+    __syncthreads();
+}
 
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 

@@ -42,8 +42,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k) + chunk * 8;  // this lane's 8 dims of any token row
     const T* V = static_cast<const T*>(p.tensors.kv.v) + chunk * 8;
-    const PlanView plan = live_plan_view(p);
-    CtaTrace<Trace> trace(p, cta);
+    CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
+    PlanView plan = live_plan_view(p);
+    stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
+    allow_kernel_behind();  // fixed-split's reduce kernel: resident and waiting by the time the last CTA ends
 
     for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
         trace.segment_begin();

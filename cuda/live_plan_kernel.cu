@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/live_plan.hpp"
+#include "decode_params.cuh"
 #include "device_buffer.cuh"
 
 namespace leanattn::cuda {
@@ -32,6 +33,7 @@ struct LivePlanArgs {
 // live_view gives the very same arrays.
 __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LivePlanArgs a) {
     __shared__ std::int64_t warp_value[prologue_warps];
+    allow_kernel_behind();  // the decode kernel's CTAs may become resident now; they wait for this kernel's end
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     std::int64_t carry = 0, longest = 0;
     for (std::int64_t first = 0; first < a.batch; first += prologue_threads) {
