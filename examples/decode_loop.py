@@ -112,7 +112,16 @@ class LeanattnCaches:
 
 
 def sdpa(q, k, v, mask):
-    """PyTorch's scaled_dot_product_attention (2.0 and later); its math on older PyTorch (Debian's CPU build)."""
+    """PyTorch's scaled_dot_product_attention: with enable_gqa where it exists (2.5 and later: K and V are read
+    once per KV head), else on K and V repeated per query head; its math on older PyTorch (Debian's CPU build)."""
+    group = q.shape[1] // k.shape[1]
+    if hasattr(F, "scaled_dot_product_attention"):
+        try:
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=group > 1)
+        except TypeError:  # no enable_gqa
+            pass
+    if group > 1:
+        k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
     if hasattr(F, "scaled_dot_product_attention"):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     scores = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
@@ -128,17 +137,13 @@ class DenseCaches:
         self.v = [torch.empty_like(k) for k in self.k]
         self.lengths = prompts.long().to(device)
         self.positions = torch.arange(capacity, device=device)
-        self.group = a.heads // a.kv_heads
 
     def attend(self, layer, q, k, v):
         rows = torch.arange(q.shape[0], device=q.device)
         self.k[layer][rows, :, self.lengths] = k
         self.v[layer][rows, :, self.lengths] = v
         mask = (self.positions[None, :] <= self.lengths[:, None])[:, None, None, :]  # (B, 1, 1, capacity)
-        kk, vv = self.k[layer], self.v[layer]
-        if self.group > 1:
-            kk, vv = kk.repeat_interleave(self.group, 1), vv.repeat_interleave(self.group, 1)
-        return sdpa(q.transpose(1, 2), kk, vv, mask).transpose(1, 2)  # (B, 1, Hq, d)
+        return sdpa(q.transpose(1, 2), self.k[layer], self.v[layer], mask).transpose(1, 2)  # (B, 1, Hq, d)
 
     def advance(self):
         self.lengths += 1
