@@ -12,6 +12,7 @@
 #include "host_device.hpp"
 #include "plan_view.hpp"
 #include "schedule.hpp"
+#include "walker.hpp"
 
 namespace leanattn {
 
@@ -26,10 +27,37 @@ LEANATTN_HD inline std::int64_t fixed_split_chunk(std::int64_t longest_tiles, st
     return chunk > 0 ? chunk : 1;
 }
 
+// stream-k: the LeanTiles of the most loaded CTA under p's starts (with its snap). O(G · log batch).
+LEANATTN_HD inline std::int64_t stream_k_max_load(const PlanView& p) {
+    std::int64_t most = 0, start = 0;
+    for (std::int64_t g = 0; g < p.grid; ++g) {
+        const std::int64_t next = stream_k_start(p, g + 1);
+        most = next - start > most ? next - start : most;
+        start = next;
+    }
+    return most;
+}
+
+// stream-k: ⌈I/G⌉, the most loaded CTA of the paper's plan (snap 0).
+LEANATTN_HD inline std::int64_t stream_k_ideal_max_load(const PlanView& p) { return (p.total_tiles + p.grid - 1) / p.grid; }
+
+// Whether a live step keeps the capacity plan's snap, `live` holding the live arrays and total and `live_max`
+// being its most loaded CTA under that snap: its load over the ideal may exceed the capacity plan's by 10% at
+// most (what the cost model accepted, where merges saved by the snap were weighed against this very imbalance);
+// otherwise the step runs the paper's plan. In doubles, rounded alike on the host and the device (exact while
+// loads stay below 2^24 LeanTiles).
+LEANATTN_HD inline bool keeps_snap(const PlanView& live, std::int64_t live_max) {
+    if (live.capacity_max_load == 0 || live.total_tiles == 0) return true;
+    const double over_live = static_cast<double>(live_max) * static_cast<double>(live.capacity_ideal_load);
+    const double over_capacity = static_cast<double>(live.capacity_max_load) * static_cast<double>(stream_k_ideal_max_load(live));
+    return 10.0 * over_live <= 11.0 * over_capacity;
+}
+
 }  // namespace plan
 
 // The schedule's view with per-request arrays derived from host-readable lengths: fills request_tiles
-// (batch) and request_offset (batch + 1), which the returned view points to.
+// (batch) and request_offset (batch + 1), which the returned view points to; the live total, fixed-split's
+// live chunk, and stream-k's live snap (the plan's, or 0 where plan::keeps_snap refuses it).
 PlanView live_view(const Schedule& schedule, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
                    std::int64_t* request_offset);
 

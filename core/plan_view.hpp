@@ -22,6 +22,9 @@ struct PlanView {
     std::int64_t chunk = 0;        // fixed-split: LeanTiles per split, ceil(n_max / splits)
     std::int64_t snap = 0;         // stream-k: how far (LeanTiles) a CTA start may move onto an output
                                    // boundary; 0 = the paper's plan (walker.hpp, stream_k_start)
+    std::int64_t capacity_max_load = 0;    // stream-k, aligned, snap > 0: the LeanTiles of the most loaded CTA at
+    std::int64_t capacity_ideal_load = 0;  // the plan's own lengths, and ⌈I/G⌉ there; a live step keeps the snap
+                                           // only if it unbalances no more (live_plan.hpp). 0: kept whatever
     const std::int64_t* request_tiles = nullptr;   // (batch)   LeanTiles of each output tile of request b
     const std::int64_t* request_offset = nullptr;  // (batch+1) first iteration of request b; [batch] = I
 };

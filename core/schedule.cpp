@@ -4,6 +4,7 @@
 #include <string>
 
 #include "input_error.hpp"
+#include "live_plan.hpp"
 #include "split_heuristic.hpp"
 #include "stream_k_cost.hpp"
 #include "validate.hpp"
@@ -27,6 +28,8 @@ PlanView Schedule::view() const {
     v.splits = splits;
     v.chunk = chunk;
     v.snap = snap;
+    v.capacity_max_load = capacity_max_load;
+    v.capacity_ideal_load = capacity_ideal_load;
     v.request_tiles = request_tiles.data();
     v.request_offset = request_offset.data();
     return v;
@@ -89,6 +92,15 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
                 const AlignedCandidate choice = choose_aligned(s.view(), problem, device, options.grid != 0);
                 s.grid = choice.grid;
                 s.snap = choice.snap;
+            }
+            // A live step whose lengths differ from these may unbalance the snapped plan far more than the cost
+            // model accepted here (a cache of capacity N, one request at N and the rest short: whole outputs
+            // leave the long request's outputs to one CTA each). It may then run the paper's plan instead, which
+            // splits outputs: only safe when every CTA is resident at once.
+            if (s.snap > 0 && s.grid <= device.resident_ctas()) {
+                const PlanView v = s.view();
+                s.capacity_max_load = plan::stream_k_max_load(v);
+                s.capacity_ideal_load = plan::stream_k_ideal_max_load(v);
             }
             break;
         }

@@ -53,11 +53,14 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
     if (plan.grid > INT_MAX || shape.outputs() > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace.ctas != nullptr));
     check_residency(plan, current_device_sms(), kernels.ctas_per_sm);
+    PlanView view = plan.view();
+    // A live step may run the paper's plan instead of a snapped one only if this GPU holds the grid at once.
+    if (plan.grid > current_device_sms() * kernels.ctas_per_sm) view.capacity_max_load = view.capacity_ideal_load = 0;
 
     const WorkspaceLayout w = workspace_layout(plan);
     auto* base = static_cast<unsigned char*>(workspace);
     DecodeParams p;
-    p.plan = plan.view();
+    p.plan = view;
     p.plan.request_tiles = reinterpret_cast<const std::int64_t*>(base + w.request_tiles);
     p.plan.request_offset = reinterpret_cast<const std::int64_t*>(base + w.request_offset);
     p.live = reinterpret_cast<const LivePlan*>(base + w.live);
@@ -70,7 +73,7 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
     p.fused = plan.fused_reduction();
     p.trace = trace;
 
-    enqueue_live_plan(plan, t, workspace, w, stream);
+    enqueue_live_plan(view, plan, t, workspace, w, stream);
     launch_after_kernel_ahead(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, p);
     if (plan.launches > 1) launch_after_kernel_ahead(kernels.set.reduce, static_cast<unsigned>(shape.outputs()), 0, stream, p);
 }

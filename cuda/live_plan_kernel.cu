@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/live_plan.hpp"
+#include "core/walker.hpp"
 #include "decode_params.cuh"
 #include "device_buffer.cuh"
 
@@ -17,11 +18,12 @@ constexpr int prologue_threads = 256;
 constexpr int prologue_warps = prologue_threads / 32;
 
 struct LivePlanArgs {
+    PlanView plan;  // the capacity plan's view (its arrays unused)
     KvCacheView kv;
     const std::int32_t* seqlens;
     std::int64_t batch, kv_heads, tile;
     bool fixed_split;
-    std::int64_t splits, plan_chunk;
+    std::int64_t splits;
     LivePlan* live;
     std::int64_t* request_tiles;   // (batch)
     std::int64_t* request_offset;  // (batch + 1)
@@ -74,14 +76,40 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         for (int w = 0; w < prologue_warps; ++w) longest = warp_value[w] > longest ? warp_value[w] : longest;
         a.request_offset[0] = 0;
         a.live->total_tiles = carry;
-        a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan_chunk;
+        a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan.chunk;
+        a.live->snap = a.plan.snap;
     }
     for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
+    // stream-k: whether this step keeps the plan's snap (core's plan::keeps_snap, as live_view decides on the
+    // host). At the plan's own total nothing changed; else the threads share the CTAs' loads, then a maximum.
+    if (a.plan.strategy != Strategy::stream_k || a.plan.snap == 0 || a.plan.capacity_max_load == 0 || carry == a.plan.total_tiles) return;
+    __syncthreads();  // the arrays written above (global memory) are visible to the whole block after it
+    PlanView live = a.plan;
+    live.total_tiles = carry;
+    live.request_tiles = a.request_tiles;
+    live.request_offset = a.request_offset;
+    std::int64_t most = 0;
+    for (std::int64_t g = threadIdx.x; g < live.grid; g += prologue_threads) {
+        const std::int64_t load = plan::stream_k_start(live, g + 1) - plan::stream_k_start(live, g);
+        most = load > most ? load : most;
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+        const std::int64_t y = __shfl_xor_sync(0xffffffffu, most, d);
+        most = y > most ? y : most;
+    }
+    if (lane == 0) warp_value[warp] = most;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 0; w < prologue_warps; ++w) most = warp_value[w] > most ? warp_value[w] : most;
+        if (!plan::keeps_snap(live, most)) a.live->snap = 0;
+    }
 }
 
 }  // namespace
 
-void enqueue_live_plan(const Schedule& plan, const DecodeTensors& t, void* workspace, const WorkspaceLayout& w, cudaStream_t stream) {
+void enqueue_live_plan(const PlanView& view, const Schedule& plan, const DecodeTensors& t, void* workspace, const WorkspaceLayout& w,
+                       cudaStream_t stream) {
     auto* base = static_cast<unsigned char*>(workspace);
     LivePlanArgs a;
     a.kv = t.kv;
@@ -91,7 +119,7 @@ void enqueue_live_plan(const Schedule& plan, const DecodeTensors& t, void* works
     a.tile = plan.problem.tile;
     a.fixed_split = plan.strategy == Strategy::fixed_split;
     a.splits = plan.splits;
-    a.plan_chunk = plan.chunk;
+    a.plan = view;
     a.live = reinterpret_cast<LivePlan*>(base + w.live);
     a.request_tiles = reinterpret_cast<std::int64_t*>(base + w.request_tiles);
     a.request_offset = reinterpret_cast<std::int64_t*>(base + w.request_offset);

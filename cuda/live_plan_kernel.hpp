@@ -1,7 +1,7 @@
 // live_plan_kernel.hpp — run()'s prologue: one CTA that reads cache_seqlens on the device and writes the
 // plan's live per-request arrays into the workspace (workspace.hpp), exactly what core's live_view computes
-// on the host, with the same functions (tiles_for, live_tokens, fixed_split_chunk); it also clears the
-// peers' flags for the decode kernel that follows in stream order.
+// on the host, with the same functions (tiles_for, live_tokens, fixed_split_chunk, keeps_snap); it also
+// clears the peers' flags for the decode kernel that follows in stream order.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,7 +12,9 @@
 
 namespace leanattn::cuda {
 
-// Enqueues the prologue on `stream` (no allocation, no synchronisation).
-void enqueue_live_plan(const Schedule& plan, const DecodeTensors& tensors, void* workspace, const WorkspaceLayout& layout, cudaStream_t stream);
+// Enqueues the prologue on `stream` (no allocation, no synchronisation). `view` is plan.view() as this run
+// may use it (run() clears its capacity loads where the GPU cannot hold the grid at once: the snap then stays).
+void enqueue_live_plan(const PlanView& view, const Schedule& plan, const DecodeTensors& tensors, void* workspace, const WorkspaceLayout& layout,
+                       cudaStream_t stream);
 
 }  // namespace leanattn::cuda

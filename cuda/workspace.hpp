@@ -23,6 +23,7 @@ namespace leanattn::cuda {
 struct LivePlan {
     std::int64_t total_tiles = 0;  // I for the live lengths
     std::int64_t chunk = 0;        // fixed-split: ⌈longest live request's LeanTiles / splits⌉; else the plan's
+    std::int64_t snap = 0;         // stream-k: the plan's snap, or 0 where plan::keeps_snap refuses it
 };
 
 struct WorkspaceLayout {

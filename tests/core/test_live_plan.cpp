@@ -48,6 +48,7 @@ TEST_CASE("the live view of the lengths a plan was made for is the plan's own vi
             REQUIRE(live.view.total_tiles == s.total_tiles);
             REQUIRE(live.view.chunk == s.chunk);
             REQUIRE(live.view.grid == s.grid);
+            REQUIRE(live.view.snap == s.snap);
         }
     }
 }
@@ -114,6 +115,91 @@ TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile on
         }
     }
     CHECK(grids_beyond_work > 100);  // the case the GPU meets at every short step: more CTAs than LeanTiles
+}
+
+namespace {
+
+// One H100 (the DeviceSpec defaults), the decode kernel's one CTA per SM; B=16, 32/8 heads, d=128.
+DeviceSpec h100_one_cta() {
+    DeviceSpec d;
+    d.ctas_per_sm = 1;
+    return d;
+}
+
+Problem llama3_8b_batch16(std::int64_t capacity) {
+    Problem p;
+    p.batch = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 128, p.q_len = 1;
+    p.ctx.assign(16, capacity);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("a step far from the plan's lengths drops a snap that would unbalance it: one long request among short ones") {
+    const Problem p = llama3_8b_batch16(16384);
+    const Schedule s = make_schedule(p, h100_one_cta(), {});
+    REQUIRE(s.snap > 0);  // 128 equal outputs on 132 CTAs: whole outputs, no merge
+    REQUIRE(s.capacity_max_load > 0);
+    const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+    std::vector<std::int32_t> lengths(16, 3277);
+    lengths[0] = 16384;
+    const LiveArrays live = live_arrays(s, t.views.kv, lengths);
+    // With the plan's snap, the long request's 8 outputs (128 LeanTiles each) would each go to one CTA, 4x the
+    // ideal share; the paper's plan splits them instead.
+    PlanView snapped = live.view;
+    snapped.snap = s.snap;
+    CHECK(plan::stream_k_max_load(snapped) >= 3 * plan::stream_k_ideal_max_load(live.view));
+    CHECK(live.view.snap == 0);
+    CHECK(plan::stream_k_max_load(live.view) == plan::stream_k_ideal_max_load(live.view));
+}
+
+TEST_CASE("a step whose requests all grew alike keeps the snap: whole outputs stay whole") {
+    const Problem p = llama3_8b_batch16(16384);
+    const Schedule s = make_schedule(p, h100_one_cta(), {});
+    const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+    for (std::int32_t n : {8192, 4000, 16000}) {
+        CAPTURE(n);
+        const LiveArrays live = live_arrays(s, t.views.kv, std::vector<std::int32_t>(16, n));
+        CHECK(live.view.snap == s.snap);
+        std::int64_t split = 0;
+        for (std::int64_t o = 0; o < plan::outputs(live.view); ++o) split += plan::contributor_count(live.view, o) > 1 ? 1 : 0;
+        CHECK(split == 0);
+    }
+}
+
+TEST_CASE("a grid beyond the resident CTAs keeps its snap whatever the lengths: only whole outputs are safe there") {
+    const Problem p = llama3_8b_batch16(16384);
+    const DeviceSpec d = h100_one_cta();
+    const Schedule s = make_schedule(p, d, PlanOptions{.grid = 2 * d.resident_ctas(), .snap = 1 << 20});
+    REQUIRE(s.whole_outputs());
+    CHECK(s.capacity_max_load == 0);
+    const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+    std::vector<std::int32_t> lengths(16, 100);
+    lengths[0] = 16384;
+    CHECK(live_arrays(s, t.views.kv, lengths).view.snap == s.snap);
+}
+
+TEST_CASE("a live step's snap is the plan's when plan::keeps_snap accepts its balance, else 0 (the paper's plan)") {
+    auto rng = seeded_rng(24);
+    std::int64_t dropped = 0, kept = 0;
+    for (int i = 0; i < 1500; ++i) {
+        const Problem p = random_problem(rng, 20000);
+        const DeviceSpec d = random_device(rng);
+        const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+        const Schedule s = make_schedule(p, d, {});
+        if (s.snap == 0) continue;
+        const LiveArrays live = live_arrays(s, t.views.kv, random_live_lengths(rng, p));
+        CAPTURE(i, describe(p, d));
+        PlanView snapped = live.view;
+        snapped.snap = s.snap;
+        const bool keeps = s.capacity_max_load == 0 || live.view.total_tiles == s.total_tiles ||
+                           plan::keeps_snap(live.view, plan::stream_k_max_load(snapped));
+        REQUIRE(live.view.snap == (keeps ? s.snap : 0));
+        REQUIRE((s.capacity_max_load == 0) == (s.grid > d.resident_ctas()));
+        (keeps ? kept : dropped) += 1;
+    }
+    CHECK(kept > 50);
+    CHECK(dropped > 10);
 }
 
 TEST_CASE("tiles_for and fixed_split_chunk at their edges") {

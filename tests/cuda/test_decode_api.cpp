@@ -143,6 +143,7 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             CHECK(download<std::int64_t>(base + w.request_offset, offset.size()) == offset);
             CHECK(live.total_tiles == expected.total_tiles);
             CHECK(live.chunk == expected.chunk);
+            CHECK(live.snap == expected.snap);
             // After the run, exactly the CTAs that stored a partial for a host have raised their flag.
             const auto flags = download<std::int32_t>(base + w.flags, static_cast<std::size_t>(w.flag_count));
             for (std::int64_t g = 0; g < w.flag_count; ++g) {
