@@ -16,17 +16,17 @@ namespace {
 // room to spare; docs/reliability.md): a CTA row of the table with its vector, a segment, an output row
 // with its contributor list, the simulator's per-CTA state, phases and events.
 constexpr std::int64_t bytes_per_request = 48;        // request_tiles, request_offset, ctx
-constexpr std::int64_t bytes_per_cta = 192;
-constexpr std::int64_t bytes_per_segment = 96;
-constexpr std::int64_t bytes_per_output = 160;
-constexpr std::int64_t sim_bytes_per_cta = 640;
-constexpr std::int64_t sim_bytes_per_segment = 128;
+constexpr std::int64_t bytes_per_cta = 96;
+constexpr std::int64_t bytes_per_segment = 48;
+constexpr std::int64_t bytes_per_output = 96;
+constexpr std::int64_t sim_bytes_per_cta = 160;
+constexpr std::int64_t sim_bytes_per_segment = 64;
 constexpr std::int64_t sim_bytes_per_sm = 256;
 constexpr std::int64_t timeline_bytes_per_segment = 160;
 // Steps per item: walking, tabulating and validating a CTA, a segment or an output; an event of the
 // simulator (a heap push and pop, log-factor included for grids up to 2^31).
 constexpr std::int64_t work_per_item = 120;
-constexpr std::int64_t work_per_event = 600;
+constexpr std::int64_t work_per_event = 150;
 // stream-k's aligned rule scores candidate snaps over the grid, each step a binary search over requests.
 constexpr std::int64_t aligned_search_work_per_cta = 2000;
 
@@ -118,10 +118,9 @@ PlanSize plan_size(const Problem& p, const DeviceSpec& d, const PlanOptions& o) 
     }
     switch (o.strategy) {
         case Strategy::stream_k: {
-            // The aligned rule may pick a grid beyond the resident CTAs, but only one whose outputs are never
-            // split, so never beyond the outputs.
+            // The aligned rule only tries grids up to the one asked for (or the resident CTAs).
             const std::int64_t asked = o.grid != 0 ? o.grid : d.resident_ctas();
-            s.ctas = std::min(s.lean_tiles, std::max(asked, s.outputs));
+            s.ctas = std::min(s.lean_tiles, asked);
             s.segments = sat::add(s.ctas, s.outputs);
             break;
         }
@@ -166,18 +165,15 @@ Cost plan_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o) {
 
 Cost plan_report_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o, ReportKind kind) {
     const PlanSize s = plan_size(p, d, o);
-    // Bytes per CTA, segment, output and SM row of each report, held while it is built (the JSON document
-    // and its text; a picture's elements).
-    struct PerItem { std::int64_t cta, segment, output, sm; };
-    const PerItem per = kind == ReportKind::json ? PerItem{1200, 2400, 2400, 0}
-                      : kind == ReportKind::picture ? PerItem{1200, 1600, 600, 600}
-                                                    : PerItem{200, 80, 80, 0};
-    const std::int64_t rows = std::min(d.sms, s.ctas);
+    // Bytes and steps per CTA, per output and per SM row of each report while it is built (the JSON document
+    // and its text; a picture's elements). A segment is counted with its CTA: every CTA has one, and any
+    // further ones each start an output, so segments ≤ CTAs + outputs.
+    struct PerItem { std::int64_t bytes, work; };
+    const PerItem per = kind == ReportKind::json ? PerItem{2400, 6000} : kind == ReportKind::picture ? PerItem{1600, 3000} : PerItem{140, 400};
+    const std::int64_t rows = kind == ReportKind::picture ? std::min(d.sms, s.ctas) : 0;
     Cost c;
-    c.add({"the report", sat::add(sat::add(sat::mul(s.ctas, per.cta), sat::mul(s.segments, per.segment)),
-                                  sat::add(sat::mul(s.outputs, per.output), sat::mul(rows, per.sm))),
-           sat::mul(sat::add(sat::add(s.ctas, s.segments), sat::add(s.outputs, rows)), 4 * work_per_item),
-           ctas_blame(p, d, o)});
+    c.add({"the report's CTAs", sat::mul(sat::add(s.ctas, rows), per.bytes), sat::mul(sat::add(s.ctas, rows), per.work), ctas_blame(p, d, o)});
+    c.add({"the report's outputs", sat::mul(s.outputs, 2 * per.bytes), sat::mul(s.outputs, 2 * per.work), {named("batch", p.batch), named("kv_heads", p.kv_heads)}});
     return c;
 }
 
@@ -202,10 +198,10 @@ Cost simulation_report_cost(const Problem& p, const DeviceSpec& d, const PlanOpt
         PlanOptions one = o;
         one.strategy = strategy;
         total.then(simulation_cost(p, d, one, false));
-        if (pictures) {  // kept until the report is drawn
+        if (pictures) {  // every strategy's timeline is kept until the report draws it: an interval per segment
             const PlanSize s = plan_size(p, d, one);
-            total.add({"the per-SM timeline", sat::mul(s.segments, timeline_bytes_per_segment), 0, ctas_blame(p, d, one)});
-            total.add(plan_report_cost(p, d, one, ReportKind::picture));
+            total.add({"the per-SM timeline", sat::mul(s.segments, timeline_bytes_per_segment), sat::mul(s.segments, 4 * work_per_item),
+                       ctas_blame(p, d, one)});
         }
     }
     return total;

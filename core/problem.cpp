@@ -43,6 +43,9 @@ void check_problem(const Problem& p) {
         throw InputError({named("q_heads", p.q_heads), named("kv_heads", p.kv_heads)}, "query heads must be a multiple of kv_heads");
     }
     if (p.tile <= 0 || p.tile % 16 != 0) throw InputError({named("tile", p.tile)}, "must be a positive multiple of 16");
+    // A LeanTile beyond 2^30 tokens is never useful (the paper's are 128 and 256), and the bound keeps every
+    // token index plus a tile inside 64 bits, and a tile inside the kernels' 32-bit counters.
+    if (p.tile > max_tile) throw InputError({named("tile", p.tile)}, "at most " + std::to_string(max_tile) + " tokens");
     if (static_cast<std::int64_t>(p.ctx.size()) != p.batch) {
         throw InputError({{"ctx", ""}}, "gives " + std::to_string(p.ctx.size()) + " context lengths for a batch of " + std::to_string(p.batch) +
                                             "; give one value, or one per request");

@@ -35,12 +35,15 @@ struct Problem {
     std::int64_t kv_bytes(std::int64_t bytes_per_element) const { return 2 * total_ctx() * kv_heads * head_dim * bytes_per_element; }
 };
 
+// The longest LeanTile check_problem accepts, in tokens (2^30).
+inline constexpr std::int64_t max_tile = std::int64_t{1} << 30;
+
 // The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).
 std::int64_t default_tile(std::int64_t head_dim);
 
 // Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, ctx)
 // when the problem is not well formed: sizes ≤ 0, q_heads not divisible by kv_heads, a ctx list whose
-// length is not the batch, a tile that is not a positive multiple of 16, or sizes whose LeanTile or element
+// length is not the batch, a tile that is not a positive multiple of 16 (or beyond max_tile), or sizes whose LeanTile or element
 // counts overflow 64 bits.
 void check_problem(const Problem& problem);
 
