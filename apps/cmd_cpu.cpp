@@ -70,7 +70,7 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
                            {"ms", best_ms}, {"gbps", gbps}, {"read_gbps", read_gbps}, {"threads", threads}, {"ok", pass}});
     }
     if (!text) {
-        // One strategy: its object at the top level (DESIGN.md's keys); several: a "results" array.
+        // One strategy: its object at the top level (the keys other tools read); several: a "results" array.
         out << (results.size() == 1 ? results[0] : nlohmann::ordered_json{{"results", results}}).dump(2) << "\n";
     }
     return ok ? exit_ok : exit_check_failed;

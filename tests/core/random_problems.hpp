@@ -1,5 +1,5 @@
 // random_problems.hpp — random problems and devices for property tests, seeded by Catch's --rng-seed so a
-// failure replays exactly (STYLE.md 9).
+// failure replays exactly.
 #pragma once
 
 #include <catch2/catch.hpp>
