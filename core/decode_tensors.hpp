@@ -76,20 +76,55 @@ LEANATTN_HD inline std::int64_t lse_offset(const LseTensor& t, std::int64_t b, s
     return b * t.stride_batch + h * t.stride_head + s * t.stride_token;
 }
 
-// Element offset of token t of (request b, kv-head h) in K (and V: same strides). A paged block id outside
-// [0, num_blocks) is clamped into it: a bad table then gives a wrong answer, never a read outside the cache
-// (the host checks the table wherever it can read it).
-LEANATTN_HD inline std::int64_t kv_offset(const KvCacheView& kv, std::int64_t b, std::int64_t h, std::int64_t t) {
-    switch (kv.layout) {
-        case KvLayout::strided: return b * kv.stride_request + t * kv.stride_token + h * kv.stride_head;
-        case KvLayout::paged: {
-            std::int64_t block = kv.block_table[b * kv.block_table_stride + t / kv.block_size];
-            block = block < 0 ? 0 : (block >= kv.num_blocks ? kv.num_blocks - 1 : block);
-            return block * kv.stride_request + (t % kv.block_size) * kv.stride_token + h * kv.stride_head;
-        }
-        case KvLayout::ragged: return (kv.cu_seqlens[b] + t) * kv.stride_token + h * kv.stride_head;
+// Where the tokens of one (request b, kv-head h) live: the per-request part of the address arithmetic done
+// once, so that a kernel's per-token work is a multiply-add (strided, ragged) or a table lookup with shifts
+// (paged, power-of-two block sizes). offset(t) is the element offset of token t in K (and in V: same
+// strides). A paged block id outside [0, num_blocks) is clamped into it: a bad table then gives a wrong
+// answer, never a read outside the cache (the host checks the table wherever it can read it).
+struct KvTokens {
+    std::int64_t base = 0;          // strided: b·stride_request + h·stride_head; ragged: cu_seqlens[b]·stride_token
+                                    // + h·stride_head; paged: h·stride_head
+    std::int64_t stride_token = 0;
+    const std::int32_t* table = nullptr;  // paged: request b's row of the block table; nullptr otherwise
+    std::int64_t stride_block = 0, block_size = 1, num_blocks = 0;
+    int block_shift = -1;           // paged: log2(block_size) when it is a power of two, else −1
+
+    LEANATTN_HD std::int64_t offset(std::int64_t t) const {
+        if (table == nullptr) return base + t * stride_token;
+        const bool pow2 = block_shift >= 0;
+        std::int64_t block = table[pow2 ? t >> block_shift : t / block_size];
+        block = block < 0 ? 0 : (block >= num_blocks ? num_blocks - 1 : block);
+        const std::int64_t row = pow2 ? t & (block_size - 1) : t % block_size;
+        return base + block * stride_block + row * stride_token;
     }
-    return 0;
+};
+
+LEANATTN_HD inline KvTokens kv_tokens(const KvCacheView& kv, std::int64_t b, std::int64_t h) {
+    KvTokens at;
+    at.stride_token = kv.stride_token;
+    switch (kv.layout) {
+        case KvLayout::strided: at.base = b * kv.stride_request + h * kv.stride_head; break;
+        case KvLayout::ragged: at.base = kv.cu_seqlens[b] * kv.stride_token + h * kv.stride_head; break;
+        case KvLayout::paged: {
+            at.base = h * kv.stride_head;
+            at.table = kv.block_table + b * kv.block_table_stride;
+            at.stride_block = kv.stride_request;
+            at.block_size = kv.block_size;
+            at.num_blocks = kv.num_blocks;
+            if (kv.block_size > 0 && (kv.block_size & (kv.block_size - 1)) == 0) {
+                int shift = 0;
+                while ((std::int64_t{1} << shift) < kv.block_size) ++shift;
+                at.block_shift = shift;
+            }
+            break;
+        }
+    }
+    return at;
+}
+
+// Element offset of token t of (request b, kv-head h) in K (and V): kv_tokens(kv, b, h).offset(t).
+LEANATTN_HD inline std::int64_t kv_offset(const KvCacheView& kv, std::int64_t b, std::int64_t h, std::int64_t t) {
+    return kv_tokens(kv, b, h).offset(t);
 }
 
 // How many tokens from t (up to `end`) sit `stride_token` apart from token t: the whole range, except in a

@@ -21,6 +21,26 @@ namespace leanattn::cuda {
 
 namespace {
 
+// Launches `kernel` allowed to overlap the tail of the kernel ahead of it in the stream (programmatic
+// dependent launch, sm_90 and later; the kernel waits for it before reading what it wrote: decode_params.cuh).
+// Stream capture turns the attribute into a programmatic edge of the graph.
+void launch_after_kernel_ahead(void (*kernel)(DecodeParams), unsigned grid, int shared_bytes, cudaStream_t stream, const DecodeParams& p) {
+    int device = 0, major = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+    cudaLaunchAttribute overlap{};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(static_cast<unsigned>(decode_threads()));
+    config.dynamicSmemBytes = static_cast<std::size_t>(shared_bytes);
+    config.stream = stream;
+    config.attrs = &overlap;
+    config.numAttrs = major >= 9 ? 1 : 0;
+    check(cudaLaunchKernelEx(&config, kernel, p), "launch");
+}
+
 KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, shape.group(), trace}; }
 
 // Every check first, then the launches: an InputError leaves the stream untouched.
@@ -51,12 +71,8 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
     p.trace = trace;
 
     enqueue_live_plan(plan, t, workspace, w, stream);
-    kernels.set.decode<<<static_cast<unsigned>(plan.grid), decode_threads(), decode_shared_bytes(), stream>>>(p);
-    check(cudaGetLastError(), "launch the decode kernel");
-    if (plan.launches > 1) {
-        kernels.set.reduce<<<static_cast<unsigned>(shape.outputs()), decode_threads(), 0, stream>>>(p);
-        check(cudaGetLastError(), "launch the split-reduce kernel");
-    }
+    launch_after_kernel_ahead(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, p);
+    if (plan.launches > 1) launch_after_kernel_ahead(kernels.set.reduce, static_cast<unsigned>(shape.outputs()), 0, stream, p);
 }
 
 }  // namespace

@@ -80,24 +80,33 @@ __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" 
 
 // Where one segment's data lives: request b, KV head h, its tokens [tok_begin, tok_end) (the last LeanTile
 // may be partial; the live plan only hands out LeanTiles that hold tokens, so the range is never empty),
-// and the first of its ROWS query heads.
+// the first of its ROWS query heads, and where its tokens sit in K and V (the per-request part of the
+// address arithmetic, done once per segment: core's kv_tokens, the very arithmetic the CPU executor and the
+// float64 reference use).
 struct SegmentSpan {
     std::int64_t b, h, tok_begin, tok_end, head0;
+    tensors::KvTokens kv;
 };
 template <int ROWS>
 __device__ inline SegmentSpan segment_span(const DecodeParams& p, const Segment& seg) {
     const std::int64_t kv_heads = p.plan.kv_heads;
     const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
     const std::int64_t tokens = tensors::live_tokens(p.tensors.kv, p.tensors.seqlens, b);
-    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), h * ROWS};
+    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), h * ROWS, tensors::kv_tokens(p.tensors.kv, b, h)};
 }
 
-// The one place a kernel finds a K/V token: the element offset of token t of the segment's (request,
-// KV head) in K and in V (same strides), by core's kv_offset, the very function the CPU executor and the
-// float64 reference use. Computed per token for every layout (a paged cache reads its block table here);
-// hoisting the per-request part is left to a later kernel.
-__device__ inline std::int64_t kv_token_offset(const DecodeParams& p, const SegmentSpan& span, std::int64_t t) {
-    return tensors::kv_offset(p.tensors.kv, span.b, span.h, t);
+// Calls f(offset_of), offset_of(t) being the element offset of token t of the segment's (request, KV head)
+// in K and in V (same strides), in the cheapest form: a multiply-add where the tokens are evenly spaced
+// (strided and ragged caches), the block table otherwise. The layout is tested once per call, outside the
+// caller's per-token loop, so the strided loop carries no paged code.
+template <typename F>
+__device__ inline void with_token_offsets(const SegmentSpan& span, F f) {
+    if (span.kv.table == nullptr) {
+        const std::int64_t base = span.kv.base, stride = span.kv.stride_token;
+        f([=](std::int64_t t) { return base + t * stride; });
+    } else {
+        f([&](std::int64_t t) { return span.kv.offset(t); });
+    }
 }
 
 // Element offset of query row r of the segment's output tile in q (and, with out's strides, in out).
@@ -118,7 +127,26 @@ struct WarpState {
 // cover HBM latency at full bandwidth (Little's law: ~3 TB/s × ~1 µs over 132 SMs ≈ 23 KB per SM at
 // the very least). 8 warps × 24 KB = 192 KB: one CTA per SM.
 constexpr int warp_smem_bytes = 24576;
-constexpr int shared_bytes() { return warps * warp_smem_bytes; }
+
+// After the warps' memory, the plan's per-request arrays (request_tiles, then request_offset) for batches
+// up to this size: the walker's lookups (binary searches over requests, a CTA's start under the aligned rule,
+// a host's count of peers) are chains of dependent loads, ~30 cycles each from shared memory instead of an L2
+// round trip (~1 µs when every SM is streaming). Larger batches read the arrays from global memory.
+constexpr int staged_requests = 1024;
+constexpr int staged_plan_bytes = (2 * staged_requests + 1) * 8;
+constexpr int shared_bytes() { return warps * warp_smem_bytes + staged_plan_bytes; }
+
+// Copies the plan's per-request arrays into `staged` (after the warps' memory) and points `plan` at them,
+// when the batch fits; ends with a barrier, as the walker reads them next.
+__device__ inline void stage_plan_arrays(PlanView& plan, std::int64_t* staged) {
+    if (plan.batch <= staged_requests) {
+        for (std::int64_t i = threadIdx.x; i < plan.batch; i += threads) staged[i] = plan.request_tiles[i];
+        for (std::int64_t i = threadIdx.x; i <= plan.batch; i += threads) staged[staged_requests + i] = plan.request_offset[i];
+        plan.request_tiles = staged;
+        plan.request_offset = staged + staged_requests;
+    }
+    __syncthreads();
+}
 
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
@@ -132,44 +160,92 @@ __device__ inline void store_output(const DecodeParams& p, const SegmentSpan& sp
     if (d == 0 && lse.data != nullptr) lse.data[tensors::lse_offset(lse, span.b, 0, span.head0 + r)] = m * 0.69314718055994531f + logf(l);
 }
 
+// How the end of a segment splits an output tile (ROWS × D values) over the CTA's threads: each thread
+// holds `dims` consecutive values of one row, so the softmax scale factors, which depend on the row only,
+// are computed once per thread and applied to its values with multiply-adds. Threads past `active` idle.
+template <int ROWS, int D>
+struct RowSlice {
+    static constexpr int dims = ROWS * D >= threads ? ROWS * D / threads : 1;
+    static constexpr int lanes_per_row = D / dims;
+    static constexpr int active = ROWS * lanes_per_row;
+    static_assert(ROWS * D <= threads || ROWS * D == threads * dims, "an output tile splits evenly over the threads");
+    int row, dim0;
+    __device__ RowSlice() : row(threadIdx.x / lanes_per_row), dim0((threadIdx.x % lanes_per_row) * dims) {}
+    __device__ bool on() const { return threadIdx.x < active; }
+};
+
+// One row's softmax state over `dims` values: the running max m (log2 units), the sum l, the un-scaled a.
+template <int dims>
+struct RowState {
+    float m = -INFINITY, l = 0.0f, a[dims] = {};
+};
+
+// Merges n states into `into`, in order, as the softmax re-scaling operator merges them one by one, but with
+// one exponential per state: the new max first, then every state scaled to it. A state with m = −∞ (no
+// tokens) contributes nothing. Deterministic: the same order, the same operations, run after run.
+template <int dims, int n>
+__device__ inline void merge_row_states(RowState<dims>& into, const RowState<dims> (&others)[n], int count) {
+    float mx = into.m;
+#pragma unroll
+    for (int i = 0; i < n; ++i) mx = i < count ? fmaxf(mx, others[i].m) : mx;
+    if (mx == -INFINITY) return;
+    const float s0 = exp2_or_zero(into.m - mx);
+    into.l *= s0;
+#pragma unroll
+    for (int k = 0; k < dims; ++k) into.a[k] *= s0;
+#pragma unroll
+    for (int i = 0; i < n; ++i) {
+        const float si = i < count ? exp2_or_zero(others[i].m - mx) : 0.0f;
+        into.l = fmaf(others[i].l, si, into.l);
+#pragma unroll
+        for (int k = 0; k < dims; ++k) into.a[k] = fmaf(others[i].a[k], si, into.a[k]);
+    }
+    into.m = mx;
+}
+
 // The end of a segment, once every warp has written its WarpState into its stage memory and the CTA
 // has passed a barrier: merge the warps in warp order; then, by the segment's role in the plan,
-// store a partial and release the flag, or (host) acquire each peer's flag in plan order and merge its
-// partial, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
+// store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials
+// in plan order, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
+// The code here runs once per segment, from a cold instruction cache: it is kept short (no per-value
+// exponentials, loops over peers not unrolled beyond one batch of loads).
 template <typename T, int D, int ROWS, bool Trace, typename StateOf>
 __device__ void finish_segment(const DecodeParams& p, const PlanView& plan, const Segment& seg, const SegmentSpan& span, std::int64_t cta,
                                StateOf state_of, CtaTrace<Trace>& trace) {
-    constexpr int entries = ROWS * D;  // output values of one output tile
-    constexpr int per_thread = (entries + threads - 1) / threads;
-    constexpr std::int64_t slot_floats = entries + 2 * ROWS;  // = partial_floats() with q_len 1
-    // Merge the warps in warp order (fixed order: bitwise reproducible).
-    float fm[per_thread], fl[per_thread], fa[per_thread];
+    using Slice = RowSlice<ROWS, D>;
+    constexpr int dims = Slice::dims;
+    constexpr int entries = ROWS * D;                          // output values of one output tile
+    constexpr std::int64_t slot_floats = entries + 2 * ROWS;  // = partial_floats() with q_len 1: a, then m, then l
+    const Slice me;
+    const int r = me.row, d0 = me.dim0;
+
+    RowState<dims> acc;
+    if (me.on()) {
+        RowState<dims> warp_states[warps];
 #pragma unroll
-    for (int j = 0; j < per_thread; ++j) {
-        const int e = threadIdx.x + j * threads;
-        fm[j] = -INFINITY, fl[j] = 0.0f, fa[j] = 0.0f;
-        if (e >= entries) continue;
-        const int r = e / D, d = e % D;
-        // Every warp's values first, then the merges: the loads do not wait on each other's merges.
-        float wm[warps], wl[warps], wa[warps];
+        for (int w = 0; w < warps; ++w) {
+            warp_states[w].m = state_of(w)->m[r];
+            warp_states[w].l = state_of(w)->l[r];
 #pragma unroll
-        for (int w = 0; w < warps; ++w) wm[w] = state_of(w)->m[r], wl[w] = state_of(w)->l[r], wa[w] = state_of(w)->acc[r][d];
+            for (int k = 0; k < dims; ++k) warp_states[w].a[k] = state_of(w)->acc[r][d0 + k];
+        }
+        acc = warp_states[0];
+        RowState<dims> rest[warps - 1];
 #pragma unroll
-        for (int w = 0; w < warps; ++w) merge_state(fm[j], fl[j], fa[j], wm[w], wl[w], wa[w]);
+        for (int w = 1; w < warps; ++w) rest[w - 1] = warp_states[w];
+        merge_row_states(acc, rest, warps - 1);
     }
 
     const bool split = plan::segment_is_split(seg);
     float* const slot = p.partials + cta * slot_floats;
     if (split && (!seg.host || !p.fused)) {
-        // A partial for someone else to reduce: un-scaled O, m, l.
+        // A partial for someone else to reduce: un-scaled a, m, l.
+        if (me.on()) {
 #pragma unroll
-        for (int j = 0; j < per_thread; ++j) {
-            const int e = threadIdx.x + j * threads;
-            if (e >= entries) continue;
-            slot[e] = fa[j];
-            if (e % D == 0) {
-                slot[entries + e / D] = fm[j];
-                slot[entries + ROWS + e / D] = fl[j];
+            for (int k = 0; k < dims; ++k) slot[r * D + d0 + k] = acc.a[k];
+            if (d0 == 0) {
+                slot[entries + r] = acc.m;
+                slot[entries + ROWS + r] = acc.l;
             }
         }
         if (p.fused) {
@@ -188,52 +264,42 @@ __device__ void finish_segment(const DecodeParams& p, const PlanView& plan, cons
             }
         }
         // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
-    } else {
-        if (split) {
-            // Host: this CTA, whose peers are the next CTAs. Acquire every peer's flag at once (thread i
-            // waits on peer i), one barrier, then merge the partials in plan order. Waiting peer by peer
-            // would put a flag round trip and a load round trip per peer on the critical path.
-            const std::int64_t contributors = plan::host_contributors(plan, cta, seg);
-            trace.wait_begin();
-            for (std::int64_t i = 1 + threadIdx.x; i < contributors; i += threads) {
-                while (load_acquire(p.flags + cta + i) != flag_set) __nanosleep(32);
-            }
-            __syncthreads();
-            trace.wait_end();
-            // Peers in groups of `batch`: every load of a group is issued before the first merge, so a group
-            // costs one L2 round trip instead of one per peer (measured on the H100: ~0.7 µs a peer, serialised).
-            // Merged in plan order, and a missing peer of the last group is the empty state (−inf, 0, 0), which
-            // merges as an exact identity: the bits are those of the peer-by-peer loop.
-            constexpr int batch = per_thread >= 4 ? 4 : 8;
+        return;
+    }
+    if (split) {
+        // Host: this CTA, whose peers are the next CTAs. Acquire every peer's flag at once (thread i waits
+        // on peer i), one barrier, then merge the partials in plan order, a batch of peers at a time: every
+        // load of a batch is issued before the first merge, so a batch costs one L2 round trip.
+        const std::int64_t contributors = plan::host_contributors(plan, cta, seg);
+        trace.wait_begin();
+        for (std::int64_t i = 1 + threadIdx.x; i < contributors; i += threads) {
+            while (load_acquire(p.flags + cta + i) != flag_set) __nanosleep(32);
+        }
+        __syncthreads();
+        trace.wait_end();
+        constexpr int batch = 8;
+        if (me.on()) {
+#pragma unroll 1
             for (std::int64_t i0 = 1; i0 < contributors; i0 += batch) {
-                float pm[batch][per_thread], pl[batch][per_thread], pa[batch][per_thread];
+                const int count = static_cast<int>(contributors - i0 < batch ? contributors - i0 : batch);
+                RowState<dims> peers[batch];
 #pragma unroll
                 for (int b = 0; b < batch; ++b) {
+                    if (b >= count) continue;
                     // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
-                    const bool live = i0 + b < contributors;
-                    const float* other = p.partials + (live ? cta + i0 + b : cta) * slot_floats;
+                    const float* other = p.partials + (cta + i0 + b) * slot_floats;
+                    peers[b].m = __ldcg(other + entries + r);
+                    peers[b].l = __ldcg(other + entries + ROWS + r);
 #pragma unroll
-                    for (int j = 0; j < per_thread; ++j) {
-                        const int e = threadIdx.x + j * threads;
-                        const bool load = live && e < entries;
-                        pm[b][j] = load ? __ldcg(other + entries + e / D) : -INFINITY;
-                        pl[b][j] = load ? __ldcg(other + entries + ROWS + e / D) : 0.0f;
-                        pa[b][j] = load ? __ldcg(other + e) : 0.0f;
-                    }
+                    for (int k = 0; k < dims; ++k) peers[b].a[k] = __ldcg(other + r * D + d0 + k);
                 }
-#pragma unroll
-                for (int b = 0; b < batch; ++b) {
-#pragma unroll
-                    for (int j = 0; j < per_thread; ++j) merge_state(fm[j], fl[j], fa[j], pm[b][j], pl[b][j], pa[b][j]);
-                }
+                merge_row_states(acc, peers, count);
             }
         }
+    }
+    if (me.on()) {
 #pragma unroll
-        for (int j = 0; j < per_thread; ++j) {
-            const int e = threadIdx.x + j * threads;
-            if (e >= entries) continue;
-            store_output<T, D>(p, span, e / D, e % D, fm[j], fl[j], fa[j]);
-        }
+        for (int k = 0; k < dims; ++k) store_output<T, D>(p, span, r, d0 + k, acc.m, acc.l, acc.a[k]);
     }
 }
 

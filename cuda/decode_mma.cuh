@@ -82,8 +82,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k);
     const T* V = static_cast<const T*>(p.tensors.kv.v);
-    const PlanView plan = live_plan_view(p);
-    CtaTrace<Trace> trace(p, cta);
+    CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
+    PlanView plan = live_plan_view(p);
+    stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
+    allow_kernel_behind();  // fixed-split's reduce kernel: resident and waiting by the time the last CTA ends
 
     for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
         trace.segment_begin();
@@ -113,22 +115,25 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                 uint4* kb = warp_smem + (i % stages) * stage_slots;
                 uint4* vb = kb + block_tokens * chunks;
                 const std::int64_t start = first + i * warps * block_tokens;
+                with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
-                for (int j = 0; j < block_tokens * chunks / 32; ++j) {
-                    const int e = lane + 32 * j, t = e / chunks, c = e % chunks;
-                    const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
-                    const std::int64_t src = kv_token_offset(p, span, live ? start + t : tok_begin) + c * 8;
-                    cp_async_16(slot(kb, t, c), K + src, live);
-                    cp_async_16(slot(vb, t, c), V + src, live);
-                }
+                    for (int j = 0; j < block_tokens * chunks / 32; ++j) {
+                        const int e = lane + 32 * j, t = e / chunks, c = e % chunks;
+                        const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
+                        const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
+                        cp_async_16(slot(kb, t, c), K + src, live);
+                        cp_async_16(slot(vb, t, c), V + src, live);
+                    }
+                });
             }
             cp_async_commit();
         };
-#pragma unroll
-        for (int i = 0; i < stages - 1; ++i) issue(i);
-        for (std::int64_t i = 0; i < blocks; ++i) {
+        // The pipeline's fill is the loop's first (stages − 1) turns, so issue() has one call site: the code
+        // run once per segment stays small (a cold instruction cache is part of every segment's fixed cost).
+        for (std::int64_t i = 1 - stages; i < blocks; ++i) {
             __syncwarp();  // every lane is done reading the stage the next issue overwrites
             issue(i + stages - 1);
+            if (i < 0) continue;
             cp_async_wait<stages - 1>();
             __syncwarp();  // other lanes' copies of block i are visible
             uint4* kb = warp_smem + (i % stages) * stage_slots;

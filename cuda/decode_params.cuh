@@ -26,9 +26,27 @@ struct DecodeParams {
     TraceBuffer trace;            // read by the traced kernels only
 };
 
+// Programmatic dependent launch (sm_90): run() launches the decode kernel (and fixed-split's reduce kernel)
+// allowed to start before the kernel ahead of it in the stream has finished, so its CTAs are resident and
+// its launch latency is spent while the prologue runs. Everything the prologue writes is read only after
+// `griddepcontrol.wait`, which returns once the kernel ahead has completed and its stores are visible. On a
+// launch without the attribute (older GPUs, or another caller) the wait returns at once.
+__device__ inline void wait_for_kernel_ahead() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+// Lets the kernel behind this one in the stream (if launched with the attribute) start its CTAs now.
+__device__ inline void allow_kernel_behind() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // The plan as this run sees it: the capacity plan's view with the live total and chunk (written by the
-// prologue, which ran before this kernel in stream order).
+// prologue, which ran before this kernel in stream order: waited for here).
 __device__ inline PlanView live_plan_view(const DecodeParams& p) {
+    wait_for_kernel_ahead();
     PlanView plan = p.plan;
     plan.total_tiles = p.live->total_tiles;
     plan.chunk = p.live->chunk;

@@ -42,8 +42,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k) + chunk * 8;  // this lane's 8 dims of any token row
     const T* V = static_cast<const T*>(p.tensors.kv.v) + chunk * 8;
-    const PlanView plan = live_plan_view(p);
-    CtaTrace<Trace> trace(p, cta);
+    CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
+    PlanView plan = live_plan_view(p);
+    stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
+    allow_kernel_behind();  // fixed-split's reduce kernel: resident and waiting by the time the last CTA ends
 
     for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
         trace.segment_begin();
@@ -78,21 +80,23 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
                 uint4* ks = stage_k(warp_smem, i % stages);
                 uint4* vs = ks + steps * 32;
                 const std::int64_t start = first + i * warps * block_tokens;
+                with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
-                for (int s = 0; s < steps; ++s) {
-                    const std::int64_t t = start + s * tokens_per_step + sub;
-                    const bool live = t < tok_end;  // a dead token's copy reads nothing: any valid address will do
-                    const std::int64_t at = kv_token_offset(p, span, live ? t : tok_begin);
-                    cp_async_16(ks + s * 32 + lane, K + at, live);
-                    cp_async_16(vs + s * 32 + lane, V + at, live);
-                }
+                    for (int s = 0; s < steps; ++s) {
+                        const std::int64_t t = start + s * tokens_per_step + sub;
+                        const bool live = t < tok_end;  // a dead token's copy reads nothing: any valid address will do
+                        const std::int64_t at = offset_of(live ? t : tok_begin);
+                        cp_async_16(ks + s * 32 + lane, K + at, live);
+                        cp_async_16(vs + s * 32 + lane, V + at, live);
+                    }
+                });
             }
             cp_async_commit();  // an empty group past the end keeps the wait count uniform
         };
-#pragma unroll
-        for (int i = 0; i < stages - 1; ++i) issue(i);
-        for (std::int64_t i = 0; i < blocks; ++i) {
+        // The pipeline's fill is the loop's first (stages − 1) turns: issue() has one call site (decode_mma.cuh).
+        for (std::int64_t i = 1 - stages; i < blocks; ++i) {
             issue(i + stages - 1);
+            if (i < 0) continue;
             cp_async_wait<stages - 1>();
             const uint4* ks = stage_k(warp_smem, i % stages);
             const uint4* vs = ks + steps * 32;

@@ -58,7 +58,7 @@ L2Flusher::L2Flusher() {
     scratch_ = DeviceBuffer(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 4);
 }
 
-void L2Flusher::flush(cudaStream_t stream) { check(cudaMemsetAsync(scratch_.get(), 0x5A, scratch_.bytes(), stream), "flush L2"); }
+void L2Flusher::flush(cudaStream_t stream) const { check(cudaMemsetAsync(scratch_.get(), 0x5A, scratch_.bytes(), stream), "flush L2"); }
 
 double measure_copy_gbps(std::size_t bytes) {
     DeviceBuffer a(bytes), b(bytes);

@@ -27,7 +27,7 @@ void launch_empty_kernel(cudaStream_t stream);
 class L2Flusher {
 public:
     L2Flusher();
-    void flush(cudaStream_t stream);
+    void flush(cudaStream_t stream) const;
 
 private:
     DeviceBuffer scratch_;

@@ -3,13 +3,17 @@
 #include <cstdint>
 
 #include "core/live_plan.hpp"
+#include "decode_params.cuh"
 #include "device_buffer.cuh"
 
 namespace leanattn::cuda {
 
 namespace {
 
-constexpr int prologue_threads = 1024;
+// 256 threads: small enough (registers, shared memory) to share an SM with a CTA of the decode kernel, which
+// becomes resident while this kernel runs (programmatic dependent launch). With 1024 threads the decode CTA
+// of that SM could not start until this kernel ended, and stream-k plans of one CTA per SM finished ~2 us late.
+constexpr int prologue_threads = 256;
 constexpr int prologue_warps = prologue_threads / 32;
 
 struct LivePlanArgs {
@@ -25,13 +29,14 @@ struct LivePlanArgs {
     std::int64_t flag_count;
 };
 
-// Requests go through in chunks of 1024, one per thread. Within a chunk, request_offset is a block-wide
+// Requests go through in chunks of prologue_threads, one per thread. Within a chunk, request_offset is a block-wide
 // inclusive scan of kv_heads × tiles: a shuffle scan inside each warp, then each thread adds the totals of
 // the warps before its own (32 values in shared memory); `carry` holds the offsets of the chunks before.
 // The sums are exact integers, so the order of additions cannot change a result: the host's sequential
 // live_view gives the very same arrays.
 __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LivePlanArgs a) {
     __shared__ std::int64_t warp_value[prologue_warps];
+    allow_kernel_behind();  // the decode kernel's CTAs may become resident now; they wait for this kernel's end
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     std::int64_t carry = 0, longest = 0;
     for (std::int64_t first = 0; first < a.batch; first += prologue_threads) {

@@ -16,7 +16,7 @@ __global__ void __launch_bounds__(detail::threads) split_reduce_kernel(const Dec
     const std::int64_t contributors = plan::contributor_count(plan, output);
     if (contributors < 2) return;  // written directly by its only split (or, with no live tokens, by none)
     const std::int64_t b = output / plan.kv_heads, h = output % plan.kv_heads;
-    const SegmentSpan span{b, h, 0, 0, h * ROWS};
+    const SegmentSpan span{b, h, 0, 0, h * ROWS, {}};  // store_output needs no token
     for (int e = threadIdx.x; e < entries; e += threads) {
         float m = -INFINITY, l = 0.0f, a = 0.0f;
         for (std::int64_t i = 0; i < contributors; ++i) {

@@ -38,6 +38,7 @@ import shapes  # noqa: E402
 from budget import Budget  # noqa: E402
 
 FULL_BUDGET_S, QUICK_BUDGET_S = 540, 170
+SECTIONS = ("validate", "hash", "targets", "bench", "ragged", "sweep", "grid")
 FULL_FLASHINFER_WAIT_S, QUICK_FLASHINFER_WAIT_S = 150, 75
 
 
@@ -53,7 +54,12 @@ def parse_args(argv=None):
     ap.add_argument("--min-reps", type=int, default=100, help="timed repetitions per peer and shape, at least")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--estimate", action="store_true", help="print the estimated time per section and exit")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help="comma-separated subset of " + ",".join(SECTIONS) + " (default: all); for quick looks while a kernel changes")
     a = ap.parse_args(argv)
+    a.sections = set(x for x in a.sections.split(",") if x)
+    if not a.sections <= set(SECTIONS):
+        ap.error(f"--sections: unknown {sorted(a.sections - set(SECTIONS))}; known: {','.join(SECTIONS)}")
     if a.min_reps < 100:
         ap.error("--min-reps: the suite reports medians of at least 100 repetitions")
     if not a.estimate and not a.out:
@@ -130,7 +136,7 @@ def main(argv=None):
     os.environ.setdefault("LEANATTN_DATA", str(ROOT / "data"))
     os.environ.setdefault("FLASHINFER_WORKSPACE_BASE", str(ROOT / "build-flashinfer"))
     os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
-    timed = shapes.suite_shapes(a.quick)
+    timed = [s for s in shapes.suite_shapes(a.quick) if s.section in a.sections]
 
     import flashinfer_jit
     warmups = {}
@@ -165,15 +171,19 @@ def main(argv=None):
             writer.write(records.skipped(name, name, f"time budget: ~{seconds:.0f} s needed, {budget.remaining():.0f} s left"))
             return False
 
-        cli_cases = shapes.validate_cases(a.quick)
-        if not pathlib.Path(a.leanattn_bin).exists():
+        cli_cases = shapes.validate_cases(a.quick) if "validate" in a.sections else []
+        if not cli_cases:
+            pass
+        elif not pathlib.Path(a.leanattn_bin).exists():
             writer.write(records.skipped("validate", "cli", f"no leanattn binary at {a.leanattn_bin}"))
             log(f"leanattn cuda validate: skipped, no binary at {a.leanattn_bin}")
         elif section_fits("validate (cli)", estimate.validate_seconds(cli_cases, a.validate_jobs)):
             ok, total = validation.cli_validate(a.leanattn_bin, cli_cases, writer, out / "validate.log", a.validate_jobs, a.seed)
             log(f"leanattn cuda validate: {ok}/{total} cases passed")
-        api_cases = shapes.api_validate_cases(a.quick)
-        if lean["leanattn_cuda"] and section_fits("validate (api)", estimate.api_validate_seconds(api_cases)):
+        api_cases = shapes.api_validate_cases(a.quick) if "validate" in a.sections else []
+        if not api_cases:
+            pass
+        elif lean["leanattn_cuda"] and section_fits("validate (api)", estimate.api_validate_seconds(api_cases)):
             ok, total = validation.api_validate(api_cases, writer, a.seed)
             log(f"leanattn.DecodePlan on every layout: {ok}/{total} passed")
         elif not lean["leanattn_cuda"]:
@@ -186,7 +196,7 @@ def main(argv=None):
             writer.write(records.note(f"flashinfer {flashinfer.__version__}: decode kernels ready for {sorted(ready)}"))
             log(f"FlashInfer {flashinfer.__version__} ready for {sorted(ready)}")
 
-        if lean["leanattn_cuda"] and section_fits("hash", estimate.hash_seconds(shapes.hash_shapes())):
+        if "hash" in a.sections and lean["leanattn_cuda"] and section_fits("hash", estimate.hash_seconds(shapes.hash_shapes())):
             for shape in shapes.hash_shapes():
                 measure.hash_check(shape, writer, seed=a.seed)
             log("bitwise check: done")

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Where a decode kernel's time goes, from a per-CTA trace (`leanattn cuda bench --trace FILE`, docs/trace.md).
+
+    python3 bench/gpu/trace_summary.py trace.json [more.json ...]
+
+Per strategy: the makespan; how late the last CTA started; streaming per segment (median, slowest) and the
+rate per CTA; the end of a segment by role (a partial's merge and store, a host's wait for its peers and its
+merge after the wait, a lone output's store); and the critical path's tail: from the last streaming end
+anywhere to the makespan. Times in us.
+"""
+import json
+import statistics
+import sys
+
+
+def us(ns):
+    return ns / 1000.0
+
+
+def spans(segments, role, key):
+    return [s[key][1] - s[key][0] for s in segments if s["role"] == role and s.get(key)]
+
+
+def describe(values):
+    if not values:
+        return "-"
+    values = sorted(values)
+    return f"median {us(statistics.median(values)):6.2f}  max {us(values[-1]):6.2f}  (n {len(values)})"
+
+
+def summarize(doc):
+    p = doc["problem"]
+    lines = [f"{doc['device']['name']}: batch {p['batch']}, heads {p['q_heads']}/{p['kv_heads']}, d {p['head_dim']}, "
+             f"ctx {p['ctx'][0]}{'..' if len(set(p['ctx'])) > 1 else ''}, tile {p['tile']}, {doc['dtype']}, {doc['layout']}"]
+    bytes_per_token = 2 * p["head_dim"] * 2  # K and V of one KV head: a segment is one output tile
+    for k in doc["kernels"]:
+        ctas = [c for c in k["ctas"] if c["segments"]]
+        segs = [s for c in ctas for s in c["segments"]]
+        starts = sorted(c["start"] for c in ctas)
+        stream = [s["stream"][1] - s["stream"][0] for s in segs]
+        last_stream_end = max(s["stream"][1] for s in segs)
+        rate = []
+        for c in ctas:
+            tokens = sum(min(s["end"] * p["tile"], p["ctx"][s["batch"]]) - s["begin"] * p["tile"] for s in c["segments"])
+            busy = sum(s["stream"][1] - s["stream"][0] for s in c["segments"])
+            if busy > 0:
+                rate.append(tokens * bytes_per_token / busy)  # bytes per ns = GB/s
+        after_wait = [s["merge_store"][1] - s["wait"][1] for s in segs if s["role"] == "reduce" and s.get("wait")]
+        before_wait = [s["wait"][0] - s["merge_store"][0] for s in segs if s["role"] == "reduce" and s.get("wait")]
+        lines += [
+            f"  {k['strategy']:<12} grid {k['grid']:4d}  makespan {us(k['makespan']):8.2f}  last CTA start {us(starts[-1]):5.2f}  "
+            f"tail after the last stream end {us(k['makespan'] - last_stream_end):5.2f}",
+            f"    stream per segment      {describe(stream)}   per-CTA rate median {statistics.median(rate):5.1f} GB/s" if rate else "",
+            f"    partial: merge+store    {describe(spans(segs, 'partial', 'merge_store'))}",
+            f"    reduce: before the wait {describe(before_wait)}",
+            f"    reduce: wait            {describe(spans(segs, 'reduce', 'wait'))}",
+            f"    reduce: after the wait  {describe(after_wait)}",
+            f"    store (lone output)     {describe(spans(segs, 'store', 'merge_store'))}",
+        ]
+    return "\n".join(line for line in lines if line)
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(argv) >= 2 else 2
+    for path in argv[1:]:
+        with open(path) as f:
+            print(summarize(json.load(f)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
