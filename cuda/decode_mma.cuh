@@ -1,4 +1,4 @@
-// decode_mma.cuh — the decode kernel on tensor cores, for 4 or 8 query rows per output tile (GQA).
+// decode_mma.cuh — the decode kernel on tensor cores, for 2, 4 or 8 query rows per output tile (GQA).
 //
 // With g query heads per KV head, every K and V element serves g rows. On CUDA cores that costs g dot
 // products and g lane-reductions per element and the kernel becomes compute-bound; here each warp does

@@ -1,5 +1,5 @@
-// decode_simt.cuh — the decode kernel on CUDA cores, for 1 or 2 query rows per output tile (MHA and
-// narrow GQA; wider groups go to decode_mma.cuh, where the rows share tensor-core work): every CTA walks
+// decode_simt.cuh — the decode kernel on CUDA cores, for one query row per output tile (MHA; GQA groups go
+// to decode_mma.cuh, where the rows share tensor-core work; the template takes any ROWS): every CTA walks
 // its plan segments with the core's CtaWalker and runs Algorithm 1 (online softmax over LeanTiles) on
 // each; decode_device.cuh finishes each segment (Algorithm 2's reduction).
 //

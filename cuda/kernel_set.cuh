@@ -1,7 +1,9 @@
 // kernel_set.cuh — compile-time dispatch of the decode kernels for one element type: head_dim 64 or 128 ×
-// rows 1, 2, 4, 8 × traced or not. One or two query rows per output tile run on CUDA cores
-// (decode_simt.cuh): they stream at memory speed. Four or eight would make CUDA cores the bottleneck, so
-// tensor cores take them (decode_mma.cuh).
+// rows 1, 2, 4, 8 × traced or not. One query row per output tile (MHA) runs on CUDA cores
+// (decode_simt.cuh): it streams at memory speed. Two or more rows go to tensor cores (decode_mma.cuh): with
+// four or eight, CUDA cores would be the bottleneck; with two, the CUDA-core kernel kept up with memory but
+// cost ~5 µs more per decode than the tensor-core one (H100: intercepts of 20-25 µs against 17-19 µs over a
+// context sweep, bench/NOTES.md v7).
 #pragma once
 
 
@@ -15,7 +17,7 @@ namespace leanattn::cuda {
 template <typename T, int D, int ROWS, bool Trace>
 KernelSet kernel_set_of() {
     KernelSet set;
-    if constexpr (ROWS <= 2) set.decode = decode_simt_kernel<T, D, ROWS, Trace>;
+    if constexpr (ROWS == 1) set.decode = decode_simt_kernel<T, D, ROWS, Trace>;
     else set.decode = decode_mma_kernel<T, D, ROWS, Trace>;
     set.reduce = split_reduce_kernel<T, D, ROWS>;
     return set;
