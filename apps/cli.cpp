@@ -1,6 +1,9 @@
 #include "cli.hpp"
 
+#include <sstream>
+
 #include "core/input_error.hpp"
+#include "output_file.hpp"
 
 namespace leanattn::app {
 
@@ -8,7 +11,13 @@ bool parse_or_help(const std::vector<std::string>& args, const po::options_descr
                    const std::string& usage, const std::string& description) {
     po::options_description all = desc;
     all.add_options()("help,h", "show this help");
-    po::store(po::command_line_parser(args).options(all).run(), vm);
+    // No abbreviations (a new flag could change what one means) and no stray words: `schedule --ctx 100 200`
+    // must not silently drop the 200.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    const po::parsed_options parsed = po::command_line_parser(args).options(all).style(style).run();
+    const std::vector<std::string> stray = po::collect_unrecognized(parsed.options, po::include_positional);
+    if (!stray.empty()) throw InputError("'" + stray.front() + "'", "an argument that is no flag's value; see --help (values go after their flag, lists are comma-separated)");
+    po::store(parsed, vm);
     if (vm.count("help")) {
         std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << all << "\n";
         return false;
@@ -18,15 +27,10 @@ bool parse_or_help(const std::vector<std::string>& args, const po::options_descr
 }
 
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
-    if (path.empty() || path == "-") {
-        write(std::cout);
-        std::cout.flush();
-        return;
-    }
-    std::ofstream out(path);
-    if (!out) throw InputError("-o " + path, "cannot open the file for writing");
-    write(out);
-    if (!out) throw InputError("-o " + path, "writing the file failed");
+    check_output_target(path);
+    std::ostringstream text;
+    write(text);
+    commit_output(path, text.str());
 }
 
 void print_error(const std::string& message) { std::cerr << "error: " << message << "\n"; }

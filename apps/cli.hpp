@@ -12,17 +12,21 @@ namespace leanattn::app {
 
 namespace po = boost::program_options;
 
-// Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input.
+// Exit codes: 0 success, 1 a check failed, 2 bad input (the output the user named cannot be written
+// included), 3 an internal error (an exception nobody expected: a bug).
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_check_failed = 1;
 inline constexpr int exit_bad_input = 2;
+inline constexpr int exit_internal = 3;
 
 // Parses `args` (without the subcommand name) into `vm`. Returns false when --help was asked for, after
 // printing `usage`, the description and `desc`. Throws po::error on unknown flags or bad syntax.
 bool parse_or_help(const std::vector<std::string>& args, const po::options_description& desc, po::variables_map& vm,
                    const std::string& usage, const std::string& description);
 
-// Runs `write` on the file `path` (or stdout when empty). Throws InputError when the file cannot be opened.
+// Runs `write` into memory, then writes the whole text to the file `path` (or stdout when empty or "-") as
+// output_file.hpp describes: an error (thrown by `write`, or in writing) leaves nothing half-written. A path
+// that can never be written is refused before `write` runs. Throws InputError naming `-o PATH`.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Reports an error the contract's way: `error: <message>` on stderr.

@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "core/input_error.hpp"
+#include "core/saturating.hpp"
 #include "core/validate.hpp"
 #include "core/reference.hpp"
 #include "cpu/executor.hpp"
@@ -24,7 +25,7 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
     cpu::HostTensors tensors(problem, opt.dtype, opt.layout, opt.block_size);
     tensors.fill_random(opt.seed);
     const ReferenceOutput ref = reference_attention(problem, tensors.view());
-    const double read_gbps = opt.measure_read ? cpu::measure_read_gbps(threads) : 0.0;
+    const double read_gbps = opt.measure_read ? cpu::measure_read_gbps(threads, opt.read_bytes) : 0.0;
     const double kv_bytes = static_cast<double>(problem.kv_bytes(dtype_bytes(opt.dtype)));
 
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
@@ -69,16 +70,39 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
                            {"ms", best_ms}, {"gbps", gbps}, {"read_gbps", read_gbps}, {"threads", threads}, {"ok", pass}});
     }
     if (!text) {
-        // One strategy: its object at the top level (DESIGN.md's keys); several: a "results" array.
+        // One strategy: its object at the top level (the keys other tools read); several: a "results" array.
         out << (results.size() == 1 ? results[0] : nlohmann::ordered_json{{"results", results}}).dump(2) << "\n";
     }
     return ok ? exit_ok : exit_check_failed;
 }
 
+Cost cpu_run_cost(const CpuOptions& opt) {
+    const Problem& p = opt.input.problem;
+    Cost cost = host_tensors_cost(p, dtype_bytes(opt.dtype), opt.layout, opt.block_size);
+    Cost plans;
+    for (Strategy strategy : opt.input.strategies) {
+        PlanOptions one = opt.input.plan;
+        one.strategy = strategy;
+        plans.then(plan_cost(p, opt.input.device, one).add(cpu_workspace_cost(p, plan_size(p, opt.input.device, one))));
+    }
+    cost.add(plans);
+    // Each strategy's runs, the float64 reference (counted as two runs: doubles at half the speed) and a
+    // comparison after every run.
+    const auto runs = static_cast<std::int64_t>(opt.input.strategies.size()) * opt.repeat;
+    cost.add(decode_work(p, saturating::add(runs, 2)));
+    const std::int64_t threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    cost.add({"the threads' stacks and scratch", saturating::mul(threads, std::int64_t{1} << 20), 0, {{"threads", std::to_string(threads)}}});
+    if (opt.measure_read) {
+        const auto bytes = static_cast<std::int64_t>(opt.read_bytes > 0 ? opt.read_bytes : cpu::read_buffer_bytes());
+        cost.add({"the read-bandwidth buffer", bytes, saturating::mul(bytes / 4, 12), {}});  // 10 passes, one per float
+    }
+    return cost;
+}
+
 int cpu_main(const Args& args) {
     ProblemFlags flags;
     CpuOptions opt;
-    std::string dtype = "fp16", layout = "padded", block_size = "16";
+    std::string dtype = "fp16", layout = "padded", block_size = "16", threads = "0", seed = std::to_string(opt.seed), repeat = std::to_string(opt.repeat);
     po::options_description desc("flags");
     add_problem_flags(desc, flags, "text|json", true);
     desc.add_options()("dtype", po::value(&dtype)->default_value(dtype), "fp32|fp16|bf16 (Q, K, V and O; fp32 accumulation)")(
@@ -86,9 +110,9 @@ int cpu_main(const Args& args) {
         "K/V layout: padded (batch, kv_heads, N, d), token-major (batch, N, kv_heads, d), paged (blocks, block_size, kv_heads, d) "
         "with a block table, or ragged (kv_heads, total_ctx, d)")(
         "block-size", po::value(&block_size)->default_value(block_size), "paged layout: tokens per cache block (1..256)")(
-        "threads", po::value(&opt.threads)->default_value(0), "threads, each playing SMs (0 = all cores)")(
-        "seed", po::value(&opt.seed)->default_value(opt.seed), "input generator seed")(
-        "repeat", po::value(&opt.repeat)->default_value(opt.repeat), "timed runs per strategy (the fastest is reported)");
+        "threads", po::value(&threads)->default_value(threads), "threads, each playing SMs (0 = all cores; at most 1024)")(
+        "seed", po::value(&seed)->default_value(seed), "input generator seed")(
+        "repeat", po::value(&repeat)->default_value(repeat), "timed runs per strategy (the fastest is reported; at most 100000)");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn cpu [problem flags] [--dtype fp16] [--strategy all] [--threads N]",
                        "Runs each strategy's plan for real on this CPU: OpenMP threads play the SMs, CTAs walk the plan,\n"
@@ -104,8 +128,17 @@ int cpu_main(const Args& args) {
     opt.layout = layout_flag("--layout", layout);
     opt.block_size = parse_positive("--block-size", block_size);
     if (opt.layout == CacheLayout::paged && opt.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
-    if (opt.threads < 0) throw InputError("--threads " + std::to_string(opt.threads), "must be 0 (all cores) or a positive count");
-    if (opt.repeat < 1) throw InputError("--repeat " + std::to_string(opt.repeat), "must be a positive integer");
+    const std::int64_t thread_count = parse_non_negative("--threads", threads);
+    if (thread_count > cpu::max_threads) throw InputError("--threads " + threads, "at most " + std::to_string(cpu::max_threads) + " (0: all cores)");
+    opt.threads = static_cast<int>(thread_count);
+    opt.seed = static_cast<std::uint64_t>(parse_non_negative("--seed", seed));
+    const std::int64_t repeats = parse_positive("--repeat", repeat);
+    if (repeats > 100000) throw InputError("--repeat " + repeat, "at most 100000 runs per strategy");
+    opt.repeat = static_cast<int>(repeats);
+    // The read buffer takes at most a quarter of the memory limit: on a small budget the bandwidth is
+    // measured over less memory rather than refused.
+    opt.read_bytes = std::max(4096.0, std::min(cpu::read_buffer_bytes(), static_cast<double>(opt.input.limits.max_memory_bytes) / 4));
+    check_cost(cpu_run_cost(opt), opt.input.limits);
     int status = exit_ok;
     write_output(flags.output, [&](std::ostream& out) { status = run_cpu(opt, out); });
     return status;

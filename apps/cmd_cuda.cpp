@@ -5,7 +5,6 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <string_view>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -34,16 +33,6 @@ json device_json(const DeviceSpec& d) { return {{"name", d.name}, {"sms", d.sms}
 
 json problem_json(const Problem& p) {
     return {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim}, {"q_len", p.q_len}, {"ctx", p.ctx}, {"tile", p.tile}};
-}
-
-// check_supported names the API's parameters; the command line names its flags.
-[[noreturn]] void rethrow_with_flags(const InputError& e) {
-    const std::string& s = e.subject();
-    const std::pair<std::string_view, std::string_view> names[] = {{"q dtype ", "--dtype "}, {"q_len ", "--q-len "}, {"head_dim ", "--head-dim "}, {"q", "--heads/--kv-heads"}};
-    for (const auto& [parameter, flag] : names) {
-        if (s.rfind(parameter, 0) == 0) throw InputError(std::string(flag) + s.substr(parameter.size()), e.reason());
-    }
-    throw e;
 }
 
 }  // namespace
@@ -165,11 +154,18 @@ int cuda_main(const Args& args) {
     if (replays > 100000) throw InputError("--repeat " + repeat, "at most 100000 replays");
     opt.repeat = static_cast<int>(replays);
     opt.trace_path = trace;
-    try {
-        cuda::check_supported(c.problem, c.dtype);
-    } catch (const InputError& e) {
-        rethrow_with_flags(e);
+    cuda::check_supported(c.problem, c.dtype);  // names the API's parameters; main says the flags
+    // Host memory: the inputs in their layout, their float64 reference, and the copies read back.
+    Cost cost = host_tensors_cost(c.problem, dtype_bytes(c.dtype), c.layout, c.block_size);
+    cost.add(host_tensors_cost(c.problem, dtype_bytes(c.dtype), c.layout, c.block_size));
+    Cost plans;
+    for (Strategy strategy : c.strategies) {
+        PlanOptions one = c.plan;
+        one.strategy = strategy;
+        plans.then(plan_cost(c.problem, input.device, one));
     }
+    cost.add(plans).add(decode_work(c.problem, 2));  // the reference (the GPU's runs cost the host nothing)
+    check_cost(cost, input.limits);
     std::string why;
     if (!cuda::device_available(&why)) throw InputError("leanattn cuda", "no usable CUDA device: " + why);
     int status = exit_ok;

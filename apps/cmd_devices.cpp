@@ -1,5 +1,6 @@
 // cmd_devices.cpp — `leanattn devices`: the GPUs in data/devices, with the numbers plans and simulations use.
 #include <iomanip>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -20,7 +21,9 @@ int devices_main(const Args& args) {
         return exit_ok;
     }
     if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
-    const std::vector<DeviceSpec> devices = list_devices();
+    std::vector<std::string> refused;
+    const std::vector<DeviceSpec> devices = list_devices(refused);
+    for (const std::string& why : refused) std::cerr << "warning: skipped " << why << "\n";
     write_output(output, [&](std::ostream& out) {
         if (format == "json") {
             nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -1,5 +1,6 @@
 // cmd_models.cpp — `leanattn models`: attention shapes of real models, for --model.
 #include <iomanip>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -20,7 +21,9 @@ int models_main(const Args& args) {
         return exit_ok;
     }
     if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
-    const std::vector<ModelShape> models = list_models();
+    std::vector<std::string> refused;
+    const std::vector<ModelShape> models = list_models(refused);
+    for (const std::string& why : refused) std::cerr << "warning: skipped " << why << "\n";
     write_output(output, [&](std::ostream& out) {
         if (format == "json") {
             nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -49,6 +49,9 @@ int schedule_main(const Args& args) {
         return exit_ok;
     }
     options.input = resolve_problem(flags, vm, formats, false);
+    const ResolvedProblem& in = options.input;
+    const ReportKind report = in.format == "json" ? ReportKind::json : in.format == "text" ? ReportKind::text : ReportKind::picture;
+    check_cost(schedule_report_cost(in.problem, in.device, in.plan, report), in.limits);
     int status = exit_ok;
     write_output(flags.output, [&](std::ostream& out) { status = run_schedule(options, out); });
     return status;

@@ -45,6 +45,8 @@ int simulate_main(const Args& args) {
     }
     options.input = resolve_problem(flags, vm, formats, true);
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
+    const ResolvedProblem& in = options.input;
+    check_cost(simulation_report_cost(in.problem, in.device, in.plan, in.strategies, in.format == "svg" || in.format == "html"), in.limits);
     int status = exit_ok;
     write_output(flags.output, [&](std::ostream& out) { status = run_simulate(options, out); });
     return status;

@@ -73,7 +73,16 @@ int sweep_main(const Args& args) {
     options.values = parse_sweep_values(values);
     options.progress = vm.count("no-progress") == 0;
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
-    for (std::int64_t v : options.values) sim::vary_problem(options.input.problem, options.vary, v);  // refuse bad values before any output
+    // Every row checked and costed before the first is simulated: rows run one after another, so their work
+    // adds up while memory is that of the largest; the report keeps a few numbers per row.
+    const ResolvedProblem& in = options.input;
+    Cost cost;
+    for (std::int64_t v : options.values) {
+        if (options.vary == "batch") check_cost(Cost(cost).then(request_list_cost(v)), in.limits);  // before the row's ctx list exists
+        cost.then(simulation_report_cost(sim::vary_problem(in.problem, options.vary, v), in.device, in.plan, in.strategies, false))
+            .add({"the report's rows", 4096, 0, {}});
+        check_cost(cost, in.limits);
+    }
     int status = exit_ok;
     write_output(flags.output, [&](std::ostream& out) { status = run_sweep(options, out); });
     return status;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <dlfcn.h>
 
 #include "core/input_error.hpp"
@@ -15,7 +14,6 @@
 namespace leanattn::app {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
@@ -33,93 +31,40 @@ bool is_file_reference(const std::string& s) {
     return s.find('/') != std::string::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".json");
 }
 
-json read_json(const fs::path& file, const std::string& flag) {
-    std::ifstream in(file);
-    if (!in) throw InputError(flag + " " + file.string(), "cannot read the file");
-    try {
-        return json::parse(in);
-    } catch (const json::exception& e) {
-        throw InputError(flag + " " + file.string(), std::string("malformed JSON: ") + e.what());
+// The text of a data file, refused (naming it as `parameter`) unless it is a regular file that can be read
+// and holds at most max_data_file_bytes: a folder, a FIFO or /dev/zero would otherwise fail late or never.
+std::string read_data_file(const fs::path& file, const char* parameter) {
+    const auto refuse = [&](const std::string& why) { return InputError({{parameter, file.string()}}, why); };
+    std::error_code ec;
+    const fs::file_status status = fs::status(file, ec);
+    if (ec || !fs::exists(status)) throw refuse("no such file");
+    if (fs::is_directory(status)) throw refuse("is a folder, not a .json file");
+    if (!fs::is_regular_file(status)) throw refuse("is not a regular file");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw refuse("cannot read the file");
+    std::string text(static_cast<std::size_t>(max_data_file_bytes) + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) throw refuse("reading the file failed");
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (static_cast<std::int64_t>(text.size()) > max_data_file_bytes) {
+        throw refuse("larger than " + std::to_string(max_data_file_bytes) + " bytes: not a device or model file");
     }
+    return text;
 }
 
-template <typename T>
-T field(const json& j, const char* key, const fs::path& file, const std::string& flag) {
-    if (!j.is_object() || !j.contains(key)) throw InputError(flag + " " + file.string(), std::string("missing key \"") + key + "\"");
-    const json& v = j.at(key);
-    if constexpr (std::is_same_v<T, std::string>) {
-        if (!v.is_string()) throw InputError(flag + " " + file.string(), std::string("\"") + key + "\" must be a string");
-        return v.get<std::string>();
-    } else if constexpr (std::is_integral_v<T>) {
-        if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) {
-            throw InputError(flag + " " + file.string(), std::string("\"") + key + "\" must be a positive integer");
-        }
-        return v.get<T>();
-    } else {
-        if (!v.is_number() || !(v.get<double>() >= 0.0)) {
-            throw InputError(flag + " " + file.string(), std::string("\"") + key + "\" must be a non-negative number");
-        }
-        return v.get<T>();
-    }
-}
+DeviceSpec device_from_file(const fs::path& file) { return device_from_text(read_data_file(file, "device"), file.string()); }
 
-std::string optional_string(const json& j, const char* key) {
-    return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
-}
+ModelShape model_from_file(const fs::path& file) { return model_from_text(read_data_file(file, "model"), file.string()); }
 
-DeviceSpec device_from_file(const fs::path& file) {
-    const std::string flag = "--device";
-    const json j = read_json(file, flag);
-    if (!j.is_object()) throw InputError(flag + " " + file.string(), "a device file holds one JSON object");
-    DeviceSpec d;
-    d.name = field<std::string>(j, "name", file, flag);
-    d.description = optional_string(j, "description");
-    d.sms = field<std::int64_t>(j, "sms", file, flag);
-    d.ctas_per_sm = field<std::int64_t>(j, "ctas_per_sm", file, flag);
-    // Timing keys: the simulator's model (core/device_spec.hpp); units and sources in data/devices/README.md.
-    DeviceTiming& t = d.timing;
-    t.hbm_bandwidth_gb_per_s = field<double>(j, "hbm_bandwidth_gb_per_s", file, flag);
-    t.hbm_partitions = field<std::int64_t>(j, "hbm_partitions", file, flag);
-    t.mem_latency_ns = field<double>(j, "mem_latency_ns", file, flag);
-    t.bytes_in_flight_per_sm = field<double>(j, "bytes_in_flight_per_sm", file, flag);
-    t.latency_knee_exponent = field<double>(j, "latency_knee_exponent", file, flag);
-    t.tile_compute_ns = field<double>(j, "tile_compute_ns", file, flag);
-    t.cta_startup_ns = field<double>(j, "cta_startup_ns", file, flag);
-    t.partial_store_ns = field<double>(j, "partial_store_ns", file, flag);
-    t.output_store_ns = field<double>(j, "output_store_ns", file, flag);
-    t.flag_wait_ns = field<double>(j, "flag_wait_ns", file, flag);
-    t.reduce_per_partial_ns = field<double>(j, "reduce_per_partial_ns", file, flag);
-    t.launch_overhead_ns = field<double>(j, "launch_overhead_ns", file, flag);
-    if (t.hbm_bandwidth_gb_per_s <= 0.0 || t.mem_latency_ns <= 0.0 || t.bytes_in_flight_per_sm <= 0.0) {
-        throw InputError(flag + " " + file.string(), "bandwidth, latency and bytes in flight must be positive");
-    }
-    if (!(t.latency_knee_exponent >= 1.0 && t.latency_knee_exponent <= 64.0)) {
-        throw InputError(flag + " " + file.string(), "\"latency_knee_exponent\" must lie in [1, 64]");
-    }
-    if (t.hbm_partitions > d.sms) throw InputError(flag + " " + file.string(), "\"hbm_partitions\" exceeds the SM count");
-    return d;
-}
-
-ModelShape model_from_file(const fs::path& file) {
-    const std::string flag = "--model";
-    const json j = read_json(file, flag);
-    if (!j.is_object()) throw InputError(flag + " " + file.string(), "a model file holds one JSON object");
-    ModelShape m;
-    m.name = field<std::string>(j, "name", file, flag);
-    m.description = optional_string(j, "description");
-    m.q_heads = field<std::int64_t>(j, "q_heads", file, flag);
-    m.kv_heads = field<std::int64_t>(j, "kv_heads", file, flag);
-    m.head_dim = field<std::int64_t>(j, "head_dim", file, flag);
-    m.hidden_size = j.contains("hidden_size") ? field<std::int64_t>(j, "hidden_size", file, flag) : m.q_heads * m.head_dim;
-    m.layers = j.contains("layers") ? field<std::int64_t>(j, "layers", file, flag) : 0;
-    return m;
-}
+// A data folder holds a few dozen files; far more means a wrong LEANATTN_DATA.
+constexpr std::size_t max_listed_files = 10000;
 
 std::vector<fs::path> json_files(const fs::path& dir) {
     std::vector<fs::path> files;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
         if (entry.path().extension() == ".json") files.push_back(entry.path());
+        if (files.size() > max_listed_files) throw InputError(dir.string(), "holds more than 10000 .json files: is LEANATTN_DATA right?");
     }
     std::sort(files.begin(), files.end());
     return files;
@@ -140,7 +85,11 @@ std::string joined(const std::vector<std::string>& names) {
 }  // namespace
 
 fs::path data_dir() {
-    if (const char* env = std::getenv("LEANATTN_DATA"); env && *env) return fs::path(env);
+    if (const char* env = std::getenv("LEANATTN_DATA"); env && *env) {
+        std::error_code ec;
+        if (!fs::is_directory(fs::path(env) / "devices", ec)) throw InputError("LEANATTN_DATA=" + std::string(env), "not a folder holding devices/ and models/");
+        return fs::path(env);
+    }
     const fs::path bin = binary_dir();
     for (const fs::path& candidate :
          {bin / ".." / "share" / "leanattn" / "data", bin / ".." / "data", bin / ".." / ".." / "data", fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
@@ -154,28 +103,41 @@ DeviceSpec load_device(const std::string& name_or_file) {
     if (is_file_reference(name_or_file)) return device_from_file(name_or_file);
     const fs::path dir = data_dir() / "devices";
     const fs::path file = dir / (name_or_file + ".json");
-    if (!fs::exists(file)) throw InputError("--device " + name_or_file, "unknown device; known: " + joined(names_in(dir)) + ", or a path to a .json file");
+    if (!fs::exists(file)) throw InputError({{"device", name_or_file}}, "unknown device; known: " + joined(names_in(dir)) + ", or a path to a .json file");
     return device_from_file(file);
 }
 
-std::vector<DeviceSpec> list_devices() {
-    std::vector<DeviceSpec> out;
-    for (const fs::path& f : json_files(data_dir() / "devices")) out.push_back(device_from_file(f));
+namespace {
+
+template <typename T, typename Read>
+std::vector<T> list_readable(const fs::path& dir, Read read, std::vector<std::string>& refused) {
+    std::vector<T> out;
+    for (const fs::path& f : json_files(dir)) {
+        try {
+            out.push_back(read(f));
+        } catch (const InputError& e) {
+            refused.push_back(f.string() + " (" + e.reason() + ")");  // named as a file: no flag was given
+        }
+    }
     return out;
+}
+
+}  // namespace
+
+std::vector<DeviceSpec> list_devices(std::vector<std::string>& refused) {
+    return list_readable<DeviceSpec>(data_dir() / "devices", device_from_file, refused);
 }
 
 ModelShape load_model(const std::string& name_or_file) {
     if (is_file_reference(name_or_file)) return model_from_file(name_or_file);
     const fs::path dir = data_dir() / "models";
     const fs::path file = dir / (name_or_file + ".json");
-    if (!fs::exists(file)) throw InputError("--model " + name_or_file, "unknown model; known: " + joined(names_in(dir)) + ", or a path to a .json file");
+    if (!fs::exists(file)) throw InputError({{"model", name_or_file}}, "unknown model; known: " + joined(names_in(dir)) + ", or a path to a .json file");
     return model_from_file(file);
 }
 
-std::vector<ModelShape> list_models() {
-    std::vector<ModelShape> out;
-    for (const fs::path& f : json_files(data_dir() / "models")) out.push_back(model_from_file(f));
-    return out;
+std::vector<ModelShape> list_models(std::vector<std::string>& refused) {
+    return list_readable<ModelShape>(data_dir() / "models", model_from_file, refused);
 }
 
 }  // namespace leanattn::app

@@ -1,12 +1,15 @@
 // main.cpp — `leanattn <subcommand> …`: dispatch, --help, --version and the error contract.
 #include <boost/program_options/errors.hpp>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "core/input_error.hpp"
+#include "flag_names.hpp"
 
 #ifndef LEANATTN_VERSION
 #define LEANATTN_VERSION "unknown"
@@ -42,32 +45,49 @@ void print_usage(std::ostream& out) {
         name.resize(14, ' ');
         out << "  " << name << s.summary << "\n";
     }
-    out << "\nexit codes: 0 success, 1 a check failed, 2 bad input\n"
+    out << "\nexit codes: 0 success, 1 a check failed, 2 bad input, 3 an internal error (a bug: please report it)\n"
         << "example: leanattn schedule --device paper-5sm --batch 1 --heads 2 --head-dim 64 --ctx 1280\n";
+}
+
+// Runs one subcommand and maps everything it can throw to the exit-code contract: nothing escapes main.
+// bad_alloc counts as internal because every allocation is estimated and bounded before it is made.
+int run_guarded(const Subcommand& s, const Args& args) {
+    try {
+        return s.main(args);
+    } catch (const leanattn::InputError& e) {
+        print_error(cli_message(e));
+        return exit_bad_input;
+    } catch (const boost::program_options::error& e) {
+        print_error(std::string(e.what()) + " (see leanattn " + s.name + " --help)");
+        return exit_bad_input;
+    } catch (const std::bad_alloc&) {
+        print_error("internal: out of memory although the estimate allowed this run (please report the command)");
+    } catch (const std::exception& e) {
+        print_error(std::string("internal: ") + e.what() + " (please report the command)");
+    } catch (...) {
+        print_error("internal: an exception of unknown type (please report the command)");
+    }
+    return exit_internal;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::vector<std::string> all(argv + 1, argv + argc);
-    if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    if (all.empty()) {
+        print_usage(std::cerr);
+        return exit_bad_input;
+    }
+    if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
         print_usage(std::cout);
-        return all.empty() ? exit_bad_input : exit_ok;
+        return exit_ok;
     }
     if (all[0] == "--version") {
         std::cout << "leanattn " << LEANATTN_VERSION << "\n";
         return exit_ok;
     }
     for (const Subcommand& s : subcommands) {
-        if (all[0] != s.name) continue;
-        try {
-            return s.main(Args(all.begin() + 1, all.end()));
-        } catch (const leanattn::InputError& e) {
-            print_error(e.what());
-        } catch (const boost::program_options::error& e) {
-            print_error(std::string(e.what()) + " (see leanattn " + s.name + " --help)");
-        }
-        return exit_bad_input;
+        if (all[0] == s.name) return run_guarded(s, Args(all.begin() + 1, all.end()));
     }
     print_error("unknown subcommand '" + all[0] + "' (see leanattn --help)");
     return exit_bad_input;

@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "data_catalog.hpp"
+#include "resource_limits.hpp"
 
 namespace leanattn::app {
 
@@ -78,11 +79,31 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("snap", po::value(&f.snap), "stream-k aligned only, for experiments: LeanTiles a CTA start may move onto an output boundary (0 = the paper's plan)")
         ("ctas-per-sm", po::value(&f.ctas_per_sm), "override the device's resident CTAs per SM")
         ("format", po::value(&f.format)->default_value(f.format), formats.c_str())
-        ("output,o", po::value(&f.output), "write to FILE instead of stdout");
+        ("output,o", po::value(&f.output), "write to FILE instead of stdout (written whole or not at all)")
+        ("max-memory", po::value(&f.max_memory), "refuse runs estimated to need more memory than this (512M, 16G); default LEANATTN_MAX_MEMORY, else half the available memory")
+        ("max-work", po::value(&f.max_work), "refuse runs estimated to take more steps than this (1e9 is about a second of one core); default LEANATTN_MAX_WORK, else 3e11");
+}
+
+CostLimits limits_flags(const std::string& max_memory, const std::string& max_work) {
+    CostLimits limits = resource_limits("--max-memory", "--max-work");
+    if (!max_memory.empty()) {
+        const auto bytes = parse_byte_size(max_memory);
+        if (!bytes) throw InputError("--max-memory " + max_memory, "expected a size such as 4096, 512M or 16G");
+        limits.max_memory_bytes = *bytes;
+        limits.memory_source = "--max-memory";
+    }
+    if (!max_work.empty()) {
+        const auto work = parse_count(max_work);
+        if (!work) throw InputError("--max-work " + max_work, "expected a count of steps such as 1e9 (about a second)");
+        limits.max_work = *work;
+        limits.work_source = "--max-work";
+    }
+    return limits;
 }
 
 ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& vm, const std::string& formats, bool allow_all) {
     ResolvedProblem r;
+    r.limits = limits_flags(f.max_memory, f.max_work);
     // Format first: it needs no files.
     {
         std::stringstream allowed(formats);
@@ -102,6 +123,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     r.plan.strategy = r.strategies.front();
 
     Problem& p = r.problem;
+    if (vm.count("model") && f.model.empty()) throw InputError("--model \"\"", "expected a model name or a .json file");
     if (!f.model.empty()) {
         const ModelShape m = load_model(f.model);
         p.q_heads = m.q_heads;
@@ -115,6 +137,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (!model || !vm["head-dim"].defaulted()) p.head_dim = parse_positive("--head-dim", f.head_dim);
     p.batch = parse_positive("--batch", f.batch);
     if (p.batch > (std::int64_t{1} << 26)) throw InputError("--batch " + f.batch, "at most 67108864 requests");
+    check_cost(request_list_cost(p.batch), r.limits);
     p.q_len = parse_positive("--q-len", f.q_len);
     p.tile = f.tile.empty() ? default_tile(p.head_dim) : parse_positive("--tile", f.tile);
     std::vector<std::int64_t> ctx = parse_positive_list("--ctx", f.ctx);
@@ -144,6 +167,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     }
     r.device = load_device(f.device);
     if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);
+    check_device(r.device);
     return r;
 }
 

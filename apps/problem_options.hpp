@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cost_estimate.hpp"
 #include "core/device_spec.hpp"
 #include "core/dtype.hpp"
 #include "core/tensor_layout.hpp"
@@ -38,6 +39,8 @@ struct ProblemFlags {
     std::string ctas_per_sm;
     std::string format = "text";
     std::string output;     // -o FILE; empty: stdout
+    std::string max_memory; // empty: LEANATTN_MAX_MEMORY, else half the available memory (resource_limits.hpp)
+    std::string max_work;   // empty: LEANATTN_MAX_WORK, else the default
 };
 
 // Adds the flags to `desc`. `formats` lists the accepted --format values, e.g. "text|json|svg|html";
@@ -50,15 +53,20 @@ struct ResolvedProblem {
     PlanOptions plan;                 // strategy is the first of `strategies`
     std::vector<Strategy> strategies; // one, or all three for `all`
     std::string format;
+    CostLimits limits;                // what this run may allocate and do; checked before anything is paid
 };
 
-// Turns flags into a checked problem, device and plan options; throws InputError naming the flag.
+// Turns flags into a checked problem, device, plan options and limits; throws InputError naming the flag.
+// The problem's own size (its request list) is checked against the limits before the list is built.
 ResolvedProblem resolve_problem(const ProblemFlags& flags, const po::variables_map& vm, const std::string& formats, bool allow_all);
 
 // Integer flag parsing shared by all subcommands: refuses non-numbers, values out of range and 64-bit overflow.
 std::int64_t parse_positive(const std::string& flag, const std::string& text);
 std::int64_t parse_non_negative(const std::string& flag, const std::string& text);
 std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std::string& text);
+
+// The limits of this run: --max-memory and --max-work over the environment's and the machine's.
+CostLimits limits_flags(const std::string& max_memory, const std::string& max_work);
 
 // A --dtype value among `allowed` ("fp32", "fp16", "bf16"); InputError naming the flag otherwise.
 DType dtype_flag(const std::string& flag, const std::string& text, std::initializer_list<DType> allowed);

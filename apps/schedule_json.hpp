@@ -1,4 +1,4 @@
-// schedule_json.hpp — `schedule --format json`, exactly the keys DESIGN.md promises.
+// schedule_json.hpp — `schedule --format json`, exactly the keys docs/design.md promises.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// simulation_report.hpp — `simulate`'s results as a text table and as JSON (DESIGN.md keys + more).
+// simulation_report.hpp — `simulate`'s results as a text table and as JSON (docs/design.md keys + more).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU executor speed (issue 3, item 7): B=1, H=32, d=128, ctx=64k, stream-k, in fp16, bf16 and fp32, with
+# CPU executor speed: B=1, H=32, d=128, ctx=64k, stream-k, in fp16, bf16 and fp32, with
 # all cores and with one; K and V read rate against this machine's plain read bandwidth, measured in the
 # same run, and the speedup from 1 thread to all. Writes bench/results/cpu-<machine>.md and .json.
 #

@@ -1,4 +1,4 @@
-// sim_speed.cpp — how fast the simulator runs (issue 4, item 6). One core, Release build.
+// sim_speed.cpp — how fast the simulator runs, against the two targets below. One core, Release build.
 //
 //  1. The largest case the paper runs: 8×A100 (864 SMs, 2 CTAs/SM, data/devices/a100-80gb-x8.json),
 //     batch 4 × 256 heads = 1,024 output tiles, 1M-token contexts, head-dim 64: 4,194,304 LeanTiles.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Simulator speed (issue 4, item 6): in-process (bench_sim_speed) and whole-process `leanattn simulate` /
-# `leanattn sweep`. Writes bench/results/sim-speed.md.
+# Simulator speed against its targets (stated in bench/sim_speed.cpp): in-process (bench_sim_speed) and
+# whole-process `leanattn simulate` / `leanattn sweep`. Writes bench/results/sim-speed.md.
 # usage: bench/sim_speed.sh [build-dir]        (builds the targets it needs first)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,7 @@ sweep_ms=$(best "$build/apps/leanattn" $sweep --values "$values")
   echo "# Simulator speed"
   echo
   echo "Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores; one core used), Release build."
-  echo "Command: \`bench/sim_speed.sh\`. Targets (issue 4): the 1M-token case on 864 SMs, all three strategies, < 100 ms;"
+  echo "Command: \`bench/sim_speed.sh\`. Targets: the 1M-token case on 864 SMs, all three strategies, < 100 ms;"
   echo "≥ 1,000 small configurations per second in a sweep."
   echo
   echo "## In-process (bench_sim_speed: plan + simulate, median of 21)"

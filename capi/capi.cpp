@@ -5,11 +5,14 @@
 #include <string>
 
 #include "convert.hpp"
+#include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
+#include "core/saturating.hpp"
 #include "core/schedule_table.hpp"
 #include "cpu/executor.hpp"
 #include "data_catalog.hpp"
 #include "gpu_backend.hpp"
+#include "resource_limits.hpp"
 #include "schedule_json.hpp"
 #include "status.hpp"
 
@@ -68,6 +71,10 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
                 break;
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
         }
+        // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
+        Cost cost = plan_cost(p, spec, plan_options);
+        if (device == LEANATTN_DEVICE_CPU) cost.add(cpu_workspace_cost(p, plan_size(p, spec, plan_options)));
+        check_cost(cost, app::resource_limits());
         *plan = new leanattn_plan{make_schedule(p, spec, plan_options), type, device, gpu};
     });
 }
@@ -93,11 +100,23 @@ leanattn_status leanattn_run(const leanattn_plan* plan, const leanattn_tensors* 
     return capi::guarded([&] {
         if (plan == nullptr) throw InputError("plan", "is NULL");
         const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
+        // The arithmetic of one step; memory is the caller's. Only the work limit: reading the machine's
+        // memory would cost more than a small step.
+        check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
         if (plan->device == LEANATTN_DEVICE_CUDA) capi::gpu::run(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream);
         else cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
     });
 }
 
 void leanattn_free(void* p) { std::free(p); }
+
+leanattn_status leanattn_limits(int64_t* max_memory_bytes, int64_t* max_work) {
+    return capi::guarded([&] {
+        if (max_memory_bytes == nullptr || max_work == nullptr) throw InputError("max_memory_bytes", "and max_work must not be NULL");
+        const CostLimits limits = app::resource_limits();
+        *max_memory_bytes = limits.max_memory_bytes;
+        *max_work = limits.max_work;
+    });
+}
 
 }  // extern "C"

@@ -2,14 +2,17 @@
 
 #include <string>
 
+#include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
+#include "resource_limits.hpp"
 
 namespace leanattn::capi {
 
 Problem to_problem(const leanattn_problem* in) {
     if (in == nullptr) throw InputError("problem", "is NULL");
     if (in->ctx == nullptr) throw InputError("problem.ctx", "is NULL (give one context length per request)");
-    if (in->batch <= 0 || in->batch > (std::int64_t{1} << 26)) throw InputError("problem.batch " + std::to_string(in->batch), "must lie in 1..67108864");
+    if (in->batch <= 0 || in->batch > (std::int64_t{1} << 26)) throw InputError({{"batch", std::to_string(in->batch)}}, "must lie in 1..67108864");
+    check_cost(request_list_cost(in->batch), app::resource_limits());  // before the ctx list is copied
     Problem p;
     p.batch = in->batch;
     p.q_heads = in->q_heads;
@@ -34,7 +37,7 @@ DType to_dtype(leanattn_dtype dtype) {
 Strategy to_strategy(const char* name) {
     if (name == nullptr) return Strategy::stream_k;
     if (const auto s = parse_strategy(name)) return *s;
-    throw InputError(std::string("strategy ") + name, "expected stream-k, fixed-split or no-split");
+    throw InputError({{"strategy", name}}, "expected stream-k, fixed-split or no-split");
 }
 
 PlanOptions to_plan_options(const leanattn_plan_options* in) {
@@ -45,10 +48,10 @@ PlanOptions to_plan_options(const leanattn_plan_options* in) {
     o.grid = in->grid;
     if (in->stream_k_rule != nullptr) {
         const auto rule = parse_stream_k_rule(in->stream_k_rule);
-        if (!rule) throw InputError(std::string("stream_k_rule ") + in->stream_k_rule, "expected aligned or paper");
+        if (!rule) throw InputError({{"stream_k_rule", in->stream_k_rule}}, "expected aligned or paper");
         o.stream_k_rule = *rule;
     }
-    if (in->snap < 0) throw InputError("snap " + std::to_string(in->snap), "must be 0 (the cost model's choice) or a positive LeanTile count");
+    if (in->snap < 0) throw InputError({{"snap", std::to_string(in->snap)}}, "must be 0 (the cost model's choice) or a positive LeanTile count");
     if (in->snap > 0) o.snap = in->snap;
     return o;
 }

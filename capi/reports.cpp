@@ -3,7 +3,9 @@
 #include <string>
 
 #include "convert.hpp"
+#include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
+#include "resource_limits.hpp"
 #include "core/schedule_table.hpp"
 #include "data_catalog.hpp"
 #include "schedule_json.hpp"
@@ -26,7 +28,11 @@ extern "C" {
 leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
-        const Schedule s = make_schedule(capi::to_problem(problem), report_device(options), capi::to_plan_options(options));
+        const Problem p = capi::to_problem(problem);
+        const DeviceSpec device = report_device(options);
+        const PlanOptions plan = capi::to_plan_options(options);
+        check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
+        const Schedule s = make_schedule(p, device, plan);
         *json = capi::c_string(app::schedule_to_json(s, tabulate(s)).dump(2));
     });
 }
@@ -41,6 +47,7 @@ leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const le
         if (all) one.strategy = nullptr;
         const std::vector<Strategy> strategies =
             all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{capi::to_strategy(one.strategy)};
+        check_cost(simulation_report_cost(p, device, capi::to_plan_options(&one), strategies, false), app::resource_limits());
         sim::SimOptions sim_options;
         sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
         const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, capi::to_plan_options(&one), strategies, sim_options);

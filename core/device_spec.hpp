@@ -40,8 +40,18 @@ struct DeviceSpec {
     std::int64_t ctas_per_sm = 2;
     DeviceTiming timing;
 
-    // CTAs that can be resident at once: a host may only wait on CTAs within this many (DESIGN.md).
+    // CTAs that can be resident at once: a host may only wait on CTAs within this many.
     std::int64_t resident_ctas() const { return sms * ctas_per_sm; }
 };
+
+// What a device may claim, far beyond any GPU yet far inside what the planner's and the simulator's
+// arithmetic stays exact for (sms × ctas_per_sm ≤ 2^26 CTAs; times stay finite and ordered).
+inline constexpr std::int64_t max_device_sms = 65536;
+inline constexpr std::int64_t max_ctas_per_sm = 1024;
+
+// Throws InputError naming the parameter (sms, ctas_per_sm, or the timing field's data-file key, such as
+// hbm_bandwidth_gb_per_s) whose value is out of range: not finite, zero where the model divides by it, or
+// beyond the limits above and data/devices/README.md's ranges.
+void check_device(const DeviceSpec& device);
 
 }  // namespace leanattn

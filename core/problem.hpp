@@ -24,8 +24,9 @@ struct Problem {
     std::int64_t outputs() const { return batch * kv_heads; }
     std::int64_t request_of(std::int64_t output) const { return output / kv_heads; }
     std::int64_t kv_head_of(std::int64_t output) const { return output % kv_heads; }
-    // LeanTiles of one output tile of request b: ceil(ctx[b] / tile); the last may be partial.
-    std::int64_t tiles_of_request(std::int64_t b) const { return (ctx[b] + tile - 1) / tile; }
+    // LeanTiles of one output tile of request b: ceil(ctx[b] / tile); the last may be partial. Written so
+    // that no sum can overflow, whatever the tile (ctx ≥ 1 and tile ≥ 1 once check_problem has passed).
+    std::int64_t tiles_of_request(std::int64_t b) const { return (ctx[b] - 1) / tile + 1; }
     std::int64_t tiles_of_output(std::int64_t output) const { return tiles_of_request(request_of(output)); }
     std::int64_t max_ctx() const;
     std::int64_t total_ctx() const;
@@ -34,12 +35,16 @@ struct Problem {
     std::int64_t kv_bytes(std::int64_t bytes_per_element) const { return 2 * total_ctx() * kv_heads * head_dim * bytes_per_element; }
 };
 
+// The longest LeanTile check_problem accepts, in tokens (2^30).
+inline constexpr std::int64_t max_tile = std::int64_t{1} << 30;
+
 // The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).
 std::int64_t default_tile(std::int64_t head_dim);
 
-// Throws InputError naming the offending flag when the problem is not well formed: sizes ≤ 0, heads not
-// divisible by kv-heads, a ctx list whose length is not the batch, a tile that is not a positive multiple
-// of 16, or sizes whose LeanTile or element counts overflow 64 bits.
+// Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, ctx)
+// when the problem is not well formed: sizes ≤ 0, q_heads not divisible by kv_heads, a ctx list whose
+// length is not the batch, a tile that is not a positive multiple of 16 (or beyond max_tile), or sizes whose LeanTile or element
+// counts overflow 64 bits.
 void check_problem(const Problem& problem);
 
 }  // namespace leanattn

@@ -1,6 +1,8 @@
 #include "schedule.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "input_error.hpp"
@@ -37,12 +39,14 @@ PlanView Schedule::view() const {
 
 namespace {
 
-void check_device(const DeviceSpec& d) {
-    if (d.sms <= 0) throw InputError("device " + d.name + ": sms " + std::to_string(d.sms), "must be a positive integer");
-    if (d.ctas_per_sm <= 0) throw InputError("--ctas-per-sm " + std::to_string(d.ctas_per_sm), "must be a positive integer");
-    if (d.sms > (std::int64_t{1} << 31) || d.ctas_per_sm > 1024) {
-        throw InputError("device " + d.name, "SM count or CTAs per SM is beyond any GPU (sms ≤ 2^31, ctas_per_sm ≤ 1024)");
-    }
+NamedValue named(const char* parameter, std::int64_t value) { return {parameter, std::to_string(value)}; }
+
+// A grid no launch can hold (CUDA's grid.x is below 2^31) is refused before anything grid-sized exists; it
+// also keeps every product of a CTA id with a chunk or a LeanTile count inside 64 bits.
+constexpr std::int64_t max_grid = (std::int64_t{1} << 31) - 1;
+
+void check_grid_fits(std::int64_t grid, std::vector<NamedValue> blame) {
+    if (grid > max_grid) throw InputError(std::move(blame), "the plan would need " + std::to_string(grid) + " CTAs, more than one launch holds (2147483647)");
 }
 
 }  // namespace
@@ -51,17 +55,23 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
     check_problem(problem);
     check_device(device);
     if (options.splits != 0 && options.strategy != Strategy::fixed_split) {
-        throw InputError("--splits", "only applies to --strategy fixed-split");
+        throw InputError({{"splits", ""}}, "only applies to the fixed-split strategy");
     }
-    if (options.splits < 0) throw InputError("--splits " + std::to_string(options.splits), "must be a positive integer");
+    if (options.splits < 0) throw InputError({named("splits", options.splits)}, "must be a positive integer");
     if (options.grid != 0 && options.strategy != Strategy::stream_k) {
-        throw InputError("--grid", "only applies to --strategy stream-k");
+        throw InputError({{"grid", ""}}, "only applies to the stream-k strategy");
     }
-    if (options.grid < 0) throw InputError("--grid " + std::to_string(options.grid), "must be a positive integer");
+    if (options.grid < 0) throw InputError({named("grid", options.grid)}, "must be a positive integer");
     if (options.snap) {
-        if (options.strategy != Strategy::stream_k) throw InputError("--snap", "only applies to --strategy stream-k");
-        if (options.stream_k_rule != StreamKRule::aligned) throw InputError("--snap", "only applies to --stream-k-rule aligned (the paper's rule is snap 0)");
-        if (*options.snap < 0) throw InputError("--snap " + std::to_string(*options.snap), "must be a non-negative integer");
+        if (options.strategy != Strategy::stream_k) throw InputError({{"snap", ""}}, "only applies to the stream-k strategy");
+        if (options.stream_k_rule != StreamKRule::aligned) throw InputError({{"snap", ""}}, "only applies to stream_k_rule aligned (the paper's rule is snap 0)");
+        if (*options.snap < 0) throw InputError({named("snap", *options.snap)}, "must be a non-negative integer");
+    }
+    if (options.strategy == Strategy::no_split) check_grid_fits(problem.outputs(), {named("batch", problem.batch), named("kv_heads", problem.kv_heads)});
+    if (options.strategy == Strategy::fixed_split && options.splits != 0) {
+        std::int64_t grid = 0;
+        if (__builtin_mul_overflow(problem.outputs(), options.splits, &grid)) grid = std::numeric_limits<std::int64_t>::max();
+        check_grid_fits(grid, {named("splits", options.splits)});
     }
 
     Schedule s;
@@ -111,8 +121,8 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
                 const std::int64_t row_blocks = (problem.q_len * problem.group() + 63) / 64;
                 s.splits = fa2_num_splits(problem.batch * problem.kv_heads * row_blocks, 2 * device.sms, n_max);
             }
-            s.chunk = (n_max + s.splits - 1) / s.splits;
-            s.grid = problem.outputs() * s.splits;
+            s.chunk = (n_max - 1) / s.splits + 1;  // ⌈n_max / splits⌉ without the sum that could overflow
+            s.grid = problem.outputs() * s.splits;  // within max_grid: checked above, or the heuristic's ≤ 128 splits
             s.launches = s.splits > 1 ? 2 : 1;
             break;
         }
@@ -120,7 +130,13 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             s.grid = problem.outputs();
             break;
     }
-    check_coresidency(s);  // a plan that could deadlock is never handed out
+    check_grid_fits(s.grid, {named("batch", problem.batch), named("kv_heads", problem.kv_heads)});
+    try {
+        check_coresidency(s);  // a plan that could deadlock is never handed out
+    } catch (const InputError& e) {
+        if (options.grid != 0) throw InputError({named("grid", options.grid)}, e.reason());  // the grid asked for, not the one clamped to the LeanTiles
+        throw;
+    }
     return s;
 }
 

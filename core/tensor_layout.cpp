@@ -31,7 +31,7 @@ TensorLayout make_tensor_layout(const Problem& p, DType dtype, CacheLayout layou
     TensorLayout t;
     const std::int64_t d = p.head_dim, n = p.max_ctx();
     for (std::int64_t c : p.ctx) {
-        if (c > std::numeric_limits<std::int32_t>::max()) throw InputError("--ctx " + std::to_string(c), "cache_seqlens are int32: at most 2147483647 tokens per request");
+        if (c > std::numeric_limits<std::int32_t>::max()) throw InputError({{"ctx", std::to_string(c)}}, "cache_seqlens are int32: at most 2147483647 tokens per request");
         t.seqlens.push_back(static_cast<std::int32_t>(c));
     }
     t.views.dtype = dtype;
@@ -55,8 +55,11 @@ TensorLayout make_tensor_layout(const Problem& p, DType dtype, CacheLayout layou
             t.kv_elements = p.batch * n * p.kv_heads * d;
             break;
         case CacheLayout::paged: {
-            if (block_size < 1 || block_size > 256) throw InputError("--block-size " + std::to_string(block_size), "must lie in 1..256 tokens");
+            if (block_size < 1 || block_size > 256) throw InputError({{"block_size", std::to_string(block_size)}}, "must lie in 1..256 tokens");
             const std::int64_t per_request = (n + block_size - 1) / block_size;
+            if (per_request > std::numeric_limits<std::int32_t>::max() / p.batch) {
+                throw InputError({{"block_size", std::to_string(block_size)}}, "the paged cache would need more than 2147483647 blocks: block ids are int32");
+            }
             std::vector<std::int32_t> ids(static_cast<std::size_t>(p.batch * per_request));
             std::iota(ids.begin(), ids.end(), 0);
             std::shuffle(ids.begin(), ids.end(), std::mt19937_64(seed));
@@ -75,7 +78,7 @@ TensorLayout make_tensor_layout(const Problem& p, DType dtype, CacheLayout layou
             t.cu_seqlens.assign(static_cast<std::size_t>(p.batch + 1), 0);
             for (std::int64_t b = 0; b < p.batch; ++b) t.cu_seqlens[b + 1] = static_cast<std::int32_t>(t.cu_seqlens[b] + p.ctx[b]);
             const std::int64_t total = p.total_ctx();
-            if (total > std::numeric_limits<std::int32_t>::max()) throw InputError("--ctx", "a ragged cache's cu_seqlens are int32: at most 2147483647 tokens in all");
+            if (total > std::numeric_limits<std::int32_t>::max()) throw InputError({{"ctx", ""}}, "a ragged cache's cu_seqlens are int32: at most 2147483647 tokens in all");
             kv.stride_head = total * d, kv.stride_token = d;
             kv.capacity = n;
             t.kv_elements = p.kv_heads * total * d;

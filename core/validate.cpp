@@ -171,10 +171,10 @@ void check_coresidency(const Schedule& schedule) {
     if (schedule.whole_outputs()) return;   // no host ever waits, for these lengths or any shorter ones
     // A plan runs at every step with lengths up to the ones it was made for: with other lengths the CTA
     // boundaries move, so a grid beyond the resident CTAs is only safe when no output can be split at all.
-    throw InputError("grid " + std::to_string(schedule.grid) + " on " + schedule.device.name,
+    throw InputError({{"grid", std::to_string(schedule.grid)}},
                      "the plan could deadlock: " + std::to_string(schedule.grid) + " CTAs exceed the " + std::to_string(resident) +
                          " resident ones (" + std::to_string(schedule.device.sms) + " SMs × " + std::to_string(schedule.device.ctas_per_sm) +
-                         " CTAs per SM), and with other lengths a host could wait on one that never starts");
+                         " CTAs per SM of " + schedule.device.name + "), and with other lengths a host could wait on one that never starts");
 }
 
 }  // namespace leanattn

@@ -1,5 +1,6 @@
 #include "executor.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <new>
@@ -75,6 +76,9 @@ struct DeferredHost {
 std::size_t workspace_bytes(const Schedule& plan) { return WorkspaceLayout(plan).total; }
 
 void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t bytes, int threads) {
+    if (threads < 0 || threads > max_threads) {
+        throw InputError({{"threads", std::to_string(threads)}}, "must lie in 0.." + std::to_string(max_threads) + " (0: OpenMP's default)");
+    }
     check_decode_tensors(s.problem, t, /*host_readable=*/true);
     const WorkspaceLayout w(s);
     if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(std::max_align_t) != 0) {
@@ -88,7 +92,7 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
     const Problem& p = s.problem;
     const std::int64_t rows = p.group() * p.q_len, d = p.head_dim;
     Partials partials(base, w, s.grid, rows);
-    const int team = threads > 0 ? threads : omp_get_max_threads();
+    const int team = threads > 0 ? threads : std::min(omp_get_max_threads(), max_threads);
 
 #pragma omp parallel num_threads(team)
     {

@@ -67,7 +67,7 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
         for (std::int64_t j = j0, run = 0; j < j0 + len; j += run) {
             run = tensors::kv_run(kv, j, j0 + len);
             const std::int64_t next = j + run < j0 + len ? j + run : (tile + 1 < seg.end ? j0 + p.tile : n);  // K needed next
-            const RowsAhead ahead = next < n ? rows_at(t, kv.k, b, h, next, tensors::kv_run(kv, next, std::min(n, next + p.tile)), d) : RowsAhead{};
+            const RowsAhead ahead = next < n ? rows_at(t, kv.k, b, h, next, tensors::kv_run(kv, next, next + std::min(p.tile, n - next)), d) : RowsAhead{};
             const std::int64_t at = tensors::kv_offset(kv, b, h, j) * e;
             tile_accumulate(t.dtype, bytes(kv.v) + at, run, d, kv.stride_token, sc.s.data() + (j - j0), rows, len, sc.pv.data(), sc.convert, ahead);
         }

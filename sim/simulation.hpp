@@ -36,7 +36,7 @@ struct SimResult {
     std::vector<std::vector<SmInterval>> timeline;  // per SM (when recorded)
 
     double sm_time_ns() const { return static_cast<double>(sms) * makespan_ns; }
-    // Busy SM-time / (SMs × makespan), reduction work included (the DESIGN.md definition).
+    // Busy SM-time / (SMs × makespan), reduction work included (the definition the JSON output promises).
     double occupancy() const { return (busy_sm_ns + reduce_sm_ns) / sm_time_ns(); }
     double idle_sm_fraction() const { return idle_sm_ns / sm_time_ns(); }
     double waiting_fraction() const { return waiting_sm_ns / sm_time_ns(); }

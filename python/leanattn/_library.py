@@ -94,6 +94,8 @@ lib.leanattn_simulate_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(P
 lib.leanattn_simulate_json.restype = _status
 lib.leanattn_free.argtypes = [ctypes.c_void_p]
 lib.leanattn_free.restype = None
+lib.leanattn_limits.argtypes = [ctypes.POINTER(i64), ctypes.POINTER(i64)]
+lib.leanattn_limits.restype = _status
 
 
 class InternalError(RuntimeError):
@@ -142,6 +144,30 @@ def as_text(name, value):
     if "\0" in value:
         raise ValueError(f"{name} must not contain a NUL character")
     return value.encode()
+
+
+def limits():
+    """(max_memory_bytes, max_work): what one call may allocate and do (leanattn.h, leanattn_limits)."""
+    memory, work = i64(), i64()
+    check(lib.leanattn_limits(ctypes.byref(memory), ctypes.byref(work)))
+    return memory.value, work.value
+
+
+# Bytes per request of the lists built here and in the library (a Python list entry, the ctypes array, the
+# library's own per-request arrays), so a batch too large is refused before the lists exist.
+_BYTES_PER_REQUEST = 8 + 8 + 48
+
+
+def check_batch(batch):
+    """ValueError naming `batch` unless it lies in 1..2^26 and its request lists fit the memory limit."""
+    batch = as_int64("batch", batch)
+    if not 1 <= batch <= (1 << 26):
+        raise ValueError(f"batch {batch} must lie in 1..67108864")
+    memory, _ = limits()
+    if batch * _BYTES_PER_REQUEST > memory:
+        raise ValueError(f"batch {batch} (its request lists need about {batch * _BYTES_PER_REQUEST} bytes, more than the limit of "
+                         f"{memory}: set LEANATTN_MAX_MEMORY to change it)")
+    return batch
 
 
 def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0):

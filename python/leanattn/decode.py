@@ -110,7 +110,7 @@ class DecodePlan:
         s = self.shape
         self.device = q.device
         self.dtype = q.dtype
-        problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * s.batch)
+        problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch))
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
         options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule)
         kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU

@@ -11,9 +11,7 @@ _SIM_DTYPES = {"fp16": L.FP16, "bf16": L.BF16, "fp32": L.FP32}
 def _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile):
     batch = L.as_int64("batch", batch)
     if isinstance(ctx, int) and not isinstance(ctx, bool):
-        if not 1 <= batch <= (1 << 26):
-            raise ValueError(f"batch {batch} must lie in 1..67108864")
-        ctx = [ctx] * batch
+        ctx = [ctx] * L.check_batch(batch)
     elif isinstance(ctx, (list, tuple)):
         ctx = list(ctx)
     else:

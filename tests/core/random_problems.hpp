@@ -1,5 +1,5 @@
 // random_problems.hpp — random problems and devices for property tests, seeded by Catch's --rng-seed so a
-// failure replays exactly (STYLE.md 9).
+// failure replays exactly.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -26,7 +26,8 @@ inline std::int64_t log_uniform(std::mt19937_64& rng, std::int64_t lo, std::int6
     return std::min(hi, std::max(lo, static_cast<std::int64_t>(std::exp(x))));
 }
 
-// Ragged batches, GQA, tiles 16..512, contexts 1..1M (issue 2, item 7).
+// The shapes randomized tests draw from: ragged batches, GQA, tiles 16..512, contexts from one token to 1M
+// (the paper's longest).
 inline Problem random_problem(std::mt19937_64& rng, std::int64_t max_ctx = 1 << 20) {
     Problem p;
     p.batch = log_uniform(rng, 1, 16);

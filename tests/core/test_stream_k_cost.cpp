@@ -186,8 +186,8 @@ TEST_CASE("a grid beyond 2^20 CTAs (a device file no GPU matches) skips the sear
     Problem p = decode_shape(1, 1, 1, 64, std::int64_t{1} << 25);
     p.tile = 16;  // 2^21 LeanTiles
     DeviceSpec d;
-    d.sms = std::int64_t{1} << 20;
-    d.ctas_per_sm = 2;
+    d.sms = max_device_sms;                          // 2^16 SMs
+    d.ctas_per_sm = (std::int64_t{1} << 21) / d.sms;  // × 32 = 2^21 resident CTAs
     const Schedule s = plan_rule(p, d, StreamKRule::aligned);
     CHECK(s.grid == std::int64_t{1} << 21);
     CHECK(s.stream_k_rule == StreamKRule::aligned);

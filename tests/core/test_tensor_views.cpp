@@ -152,9 +152,9 @@ TEST_CASE("q, out and lse of the tools' layouts are dense in the documented orde
     }
 }
 
-TEST_CASE("a paged block size outside 1..256 is refused naming the flag") {
+TEST_CASE("a paged block size outside 1..256 is refused naming the parameter") {
     Problem p;
     p.batch = 1, p.q_heads = p.kv_heads = 1, p.head_dim = 16, p.tile = 16, p.ctx = {8};
-    CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 0, 1), Catch::Contains("--block-size"));
-    CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 257, 1), Catch::Contains("--block-size"));
+    CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 0, 1), Catch::Contains("block_size"));
+    CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 257, 1), Catch::Contains("block_size"));
 }

@@ -1,4 +1,4 @@
-// `leanattn cpu` as other tools read it: DESIGN.md's JSON keys (one object, or one per strategy under
+// `leanattn cpu` as other tools read it: the JSON keys other tools read (one object, or one per strategy under
 // "results"), errors within tolerance on a small problem, and bad flags refused with InputError (exit 2).
 #include <catch2/catch.hpp>
 
@@ -53,7 +53,7 @@ void check_result(const nlohmann::json& r, DType dtype) {
 
 }  // namespace
 
-TEST_CASE("cpu --format json: one strategy gives DESIGN.md's keys at the top level") {
+TEST_CASE("cpu --format json: one strategy gives the keys other tools read at the top level") {
     std::ostringstream out;
     REQUIRE(run_cpu(small_run({Strategy::stream_k}, DType::bf16, CacheLayout::ragged), out) == exit_ok);
     const auto j = nlohmann::json::parse(out.str());

@@ -1,4 +1,4 @@
-// Simulated times worked out by hand (issue 4, item 5): the model does exactly the arithmetic it claims.
+// Simulated times worked out by hand: the model does exactly the arithmetic it claims.
 #include <catch2/catch.hpp>
 
 #include "sim_fixtures.hpp"

@@ -1,4 +1,4 @@
-// `leanattn simulate` and `leanattn sweep` as other tools read them: the DESIGN.md JSON keys, the
+// `leanattn simulate` and `leanattn sweep` as other tools read them: the JSON keys other tools read, the
 // pictures, the CSV, and bad input refused with InputError (exit 2 at the command line).
 #include <catch2/catch.hpp>
 
@@ -40,7 +40,7 @@ std::string simulate(const std::string& format) {
 
 }  // namespace
 
-TEST_CASE("simulate --format json has the keys DESIGN.md promises, one result per strategy") {
+TEST_CASE("simulate --format json has the keys other tools read, one result per strategy") {
     const auto j = nlohmann::json::parse(simulate("json"));
     REQUIRE(j["results"].size() == 3);
     for (const auto& r : j["results"]) {

@@ -8,7 +8,7 @@
 using namespace leanattn;
 using Catch::Detail::Approx;
 
-TEST_CASE("H100 (the DeviceTiming defaults): one SM, 64 SMs and 132 SMs read what the issue quotes") {
+TEST_CASE("H100 (the DeviceTiming defaults): one SM, 64 SMs and 132 SMs read 0.25, 2.8 and 3.0 TB/s") {
     const DeviceTiming t;  // h100-sxm's values
     const sim::MemoryModel m(t, 132);
     auto total_tb_per_s = [&](std::int64_t n) { return static_cast<double>(n) * m.sm_bytes_per_ns(n) / 1000.0; };
