@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck on `leanattn cuda validate` (every strategy, 3
 # runs each, outputs checked against float64) over one small, one ragged and one GQA problem for each kernel path:
-# head dim 64 and 128 x rows on CUDA cores (GQA group 1-2) or tensor cores (group 4-8) x fp16 and bf16.
+# head dim 64 and 128 x rows on CUDA cores (MHA: group 1) or tensor cores (groups 2-8) x fp16 and bf16.
 #
 # usage (on the GPU machine, from the repository root): bench/gpu/sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S]
 #   --quick: fp16 only (half the runs). BIN: default .devbuild/leanattn, else build/apps/leanattn.
@@ -40,7 +40,7 @@ problems=()
 for dt in $dtypes; do
   for d in 64 128; do
     for rows in cuda-cores tensor-cores; do
-      if [ $rows = cuda-cores ]; then g=1; gqa=2; else g=4; gqa=8; fi
+      if [ $rows = cuda-cores ]; then g=1; gqa=1; else g=2; gqa=8; fi
       path="d$d-$rows-$dt"
       problems+=("$path small|--batch 1 --heads $((2 * g)) --kv-heads 2 --head-dim $d --ctx 1280 --dtype $dt")
       problems+=("$path ragged|--batch 3 --heads $((2 * g)) --kv-heads 2 --head-dim $d --ctx 1,3000,257 --dtype $dt $ragged_layout")

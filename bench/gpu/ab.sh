@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Two builds of leanattn timed side by side in one call: the only fair test of a kernel change, since another
+# day's GPU (another H100, another driver state) moves latency-bound times by more than most changes do.
+# Each shape runs A, B, A, B (`cuda bench --strategy all`, graph replay after an L2 flush, median of 100), so
+# drift shows as A1 != A2; the table gives B/A per strategy from the pairs' medians. Optionally the suite's
+# ragged section through each build's libleanattn.so (the library plans for the cache's capacity, the CLI for
+# the actual lengths: only the library shows how a capacity plan walks shorter, ragged lengths).
+#
+# usage (on the GPU machine, from the repository root):
+#   bench/gpu/ab.sh DEV_A DEV_B OUT [--ragged] [-- extra cuda-bench flags, e.g. --dtype bf16]
+#   DEV_A, DEV_B: folders holding leanattn and libleanattn.so (bench/gpu/prepare.sh makes .devbuild; copy it
+#   aside before building the other version)
+# Writes OUT/ab.txt (the table), OUT/A-*.json and OUT/B-*.json (every cuda bench result).
+set -uo pipefail
+a=$1; b=$2; out=$3; shift 3
+ragged=""
+if [ "${1:-}" = "--ragged" ]; then ragged=1; shift; fi
+[ "${1:-}" = "--" ] && shift
+mkdir -p "$out"
+export LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1
+# shellcheck source=bench/gpu/target_shapes.sh
+source "$(dirname "$0")/target_shapes.sh"
+shapes=("${target_shapes[@]}"  # and two the targets lack: a long GQA context, group 2
+  "b1-h32kv8-d128-64k:--batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 65536"
+  "b1-h32kv16-d64-16k:--batch 1 --heads 32 --kv-heads 16 --head-dim 64 --ctx 16384")
+for s in "${shapes[@]}"; do
+  name=${s%%:*}; flags=${s#*:}
+  for round in 1 2; do
+    for side in A B; do
+      dev=$a; [ "$side" = B ] && dev=$b
+      # shellcheck disable=SC2086
+      "$dev/leanattn" cuda bench $flags "$@" --strategy all --format json >"$out/$side-$name-$round.json" 2>"$out/$side-$name-$round.err"
+    done
+  done
+done
+python3 - "$out" "${shapes[@]}" <<'PY' | tee "$out/ab.txt"
+import json, pathlib, statistics, sys
+out = pathlib.Path(sys.argv[1])
+names = [s.split(":", 1)[0] for s in sys.argv[2:]]
+
+def medians(side, name, rnd):
+    try:
+        return {r["strategy"]: r["median_us"] for r in json.loads((out / f"{side}-{name}-{rnd}.json").read_text())["results"]}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+print(f"{'shape':22} {'strategy':12} {'A1 us':>8} {'B1 us':>8} {'A2 us':>8} {'B2 us':>8} {'B/A':>6}")
+for name in names:
+    runs = {(side, rnd): medians(side, name, rnd) for side in "AB" for rnd in (1, 2)}
+    for strategy in runs[("A", 1)] or runs[("B", 1)]:
+        cells = [runs[(side, rnd)].get(strategy) for rnd in (1, 2) for side in "AB"]
+        pairs = [b / a for a, b in ((cells[0], cells[1]), (cells[2], cells[3])) if a and b]
+        ratio = f"{statistics.median(pairs):6.3f}" if pairs else "     -"
+        shown = " ".join(f"{c:8.1f}" if c else "       -" for c in cells)
+        print(f"{name:22} {strategy:12} {shown} {ratio}")
+PY
+if [ -n "$ragged" ]; then
+  for side in A B; do
+    dev=$a; [ "$side" = B ] && dev=$b
+    LEANATTN_LIBRARY=$PWD/$dev/libleanattn.so python3 bench/gpu/suite.py --out "$out/suite-$side" --sections ragged --flashinfer off \
+      --leanattn-bin "$dev/leanattn" --budget-s 120 >/dev/null 2>&1
+    echo "== ragged section, build $side" | tee -a "$out/ab.txt"
+    grep "ragged" "$out/suite-$side/suite.log" | grep "stream-k" | tee -a "$out/ab.txt"
+  done
+fi
