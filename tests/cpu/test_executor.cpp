@@ -5,6 +5,7 @@
 
 #include "../core/random_problems.hpp"
 #include "core/input_error.hpp"
+#include "core/live_plan.hpp"
 #include "cpu_fixtures.hpp"
 
 using namespace leanattn;
@@ -49,6 +50,29 @@ TEST_CASE("every strategy (stream-k under both rules) matches the float64 refere
             REQUIRE(e.lse_max_abs <= 1e-4);
         }
     }
+}
+
+TEST_CASE("a whole-output plan made for a cache's capacity runs a ragged step as the paper's plan, and matches float64") {
+    // The GPU suite's case at a CPU test's size: 16 requests, 8 KV heads, a cache of 128 LeanTiles each, so the
+    // aligned rule keeps outputs whole on 132 CTAs; then one request at the capacity and fifteen at a fifth.
+    Problem p;
+    p.batch = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 16, p.q_len = 1, p.tile = 16;
+    p.ctx.assign(16, 2048);
+    const Schedule s = plan_for(p, test_device(132, 1), Strategy::stream_k);
+    REQUIRE(s.whole_outputs());
+    cpu::HostTensors t(p, DType::fp16, CacheLayout::paged, 16);
+    t.fill_random(Catch::rngSeed() + 7);
+    std::fill(t.seqlens().begin(), t.seqlens().end(), 410);
+    t.seqlens()[0] = 2048;
+    std::vector<std::int64_t> tiles(16), offset(17);
+    const PlanView live = live_view(s, t.view().kv, t.view().seqlens, tiles.data(), offset.data());
+    CHECK(live.snap == 0);  // with the plan's snap, one CTA per long output: 4x the ideal share
+    std::int64_t split = 0;
+    for (std::int64_t o = 0; o < plan::outputs(live); ++o) split += plan::contributor_count(live, o) > 1 ? 1 : 0;
+    CHECK(split > 8);  // the paper's plan splits outputs, so the hosts merge partials
+    const Errors e = run_and_check(s, t, reference_of(t), 3);
+    CHECK(e.non_finite == 0);
+    CHECK(e.rel_l2 <= tolerance(DType::fp16));
 }
 
 TEST_CASE("the executor never deadlocks: 1, 2, 3, 7 and 64 threads on grids of 1 to 300 CTAs") {
