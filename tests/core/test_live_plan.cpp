@@ -138,7 +138,7 @@ Problem llama3_8b_batch16(std::int64_t capacity) {
 TEST_CASE("a step far from the plan's lengths drops a snap that would unbalance it: one long request among short ones") {
     const Problem p = llama3_8b_batch16(16384);
     const Schedule s = make_schedule(p, h100_one_cta(), {});
-    REQUIRE(s.snap > 0);  // 128 equal outputs on 132 CTAs: whole outputs, no merge
+    REQUIRE(s.snap > 0);  // 128 equal outputs, grid 128: whole outputs, no merge
     REQUIRE(s.capacity_max_load > 0);
     const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
     std::vector<std::int32_t> lengths(16, 3277);

@@ -54,7 +54,7 @@ TEST_CASE("every strategy (stream-k under both rules) matches the float64 refere
 
 TEST_CASE("a whole-output plan made for a cache's capacity runs a ragged step as the paper's plan, and matches float64") {
     // The GPU suite's case at a CPU test's size: 16 requests, 8 KV heads, a cache of 128 LeanTiles each, so the
-    // aligned rule keeps outputs whole on 132 CTAs; then one request at the capacity and fifteen at a fifth.
+    // aligned rule keeps outputs whole on 132 SMs; then one request at the capacity and fifteen at a fifth.
     Problem p;
     p.batch = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 16, p.q_len = 1, p.tile = 16;
     p.ctx.assign(16, 2048);
