@@ -58,7 +58,7 @@ if [ -n "$ragged" ]; then
   for side in A B; do
     dev=$a; [ "$side" = B ] && dev=$b
     LEANATTN_LIBRARY=$PWD/$dev/libleanattn.so python3 bench/gpu/suite.py --out "$out/suite-$side" --sections ragged --flashinfer off \
-      --leanattn-bin "$dev/leanattn" --budget-s 120 >/dev/null 2>&1
+      --leanattn-bin "$dev/leanattn" --budget-s 90 >/dev/null 2>&1
     echo "== ragged section, build $side" | tee -a "$out/ab.txt"
     grep "ragged" "$out/suite-$side/suite.log" | grep "stream-k" | tee -a "$out/ab.txt"
   done
