@@ -31,6 +31,23 @@ struct LivePlanArgs {
     std::int64_t flag_count;
 };
 
+// The maximum of `value` over the block, returned to thread 0 (the others get a partial one): a shuffle
+// reduction per warp, then thread 0 over the warps' results in `warp_value`, which may be rewritten after the
+// next barrier.
+__device__ std::int64_t max_for_thread0(std::int64_t value, std::int64_t* warp_value) {
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+        const std::int64_t y = __shfl_xor_sync(0xffffffffu, value, d);
+        value = y > value ? y : value;
+    }
+    if (threadIdx.x % 32 == 0) warp_value[threadIdx.x / 32] = value;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 0; w < prologue_warps; ++w) value = warp_value[w] > value ? warp_value[w] : value;
+    }
+    return value;
+}
+
 // Requests go through in chunks of prologue_threads, one per thread. Within a chunk, request_offset is a block-wide
 // inclusive scan of kv_heads × tiles: a shuffle scan inside each warp, then each thread adds the totals of
 // the warps before its own (32 values in shared memory); `carry` holds the offsets of the chunks before.
@@ -65,15 +82,8 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         carry += chunk_total;
         __syncthreads();  // warp_value is rewritten by the next chunk (and by the maximum below)
     }
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-        const std::int64_t y = __shfl_xor_sync(0xffffffffu, longest, d);
-        longest = y > longest ? y : longest;
-    }
-    if (lane == 0) warp_value[warp] = longest;
-    __syncthreads();
+    longest = max_for_thread0(longest, warp_value);
     if (threadIdx.x == 0) {
-        for (int w = 0; w < prologue_warps; ++w) longest = warp_value[w] > longest ? warp_value[w] : longest;
         a.request_offset[0] = 0;
         a.live->total_tiles = carry;
         a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan.chunk;
@@ -88,22 +98,19 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     live.total_tiles = carry;
     live.request_tiles = a.request_tiles;
     live.request_offset = a.request_offset;
+    // Each CTA start is computed once: a thread takes the next CTA's start from the next lane (the warp's last
+    // lane computes it). Every thread of a warp runs the same number of turns (the bound is rounded up).
     std::int64_t most = 0;
-    for (std::int64_t g = threadIdx.x; g < live.grid; g += prologue_threads) {
-        const std::int64_t load = plan::stream_k_start(live, g + 1) - plan::stream_k_start(live, g);
-        most = load > most ? load : most;
+    const std::int64_t turns = (live.grid + prologue_threads - 1) / prologue_threads;
+    for (std::int64_t k = 0; k < turns; ++k) {
+        const std::int64_t g = k * prologue_threads + threadIdx.x;
+        const std::int64_t start = g <= live.grid ? plan::stream_k_start(live, g) : 0;
+        std::int64_t next = __shfl_down_sync(0xffffffffu, start, 1);
+        if (lane == 31 && g < live.grid) next = plan::stream_k_start(live, g + 1);
+        if (g < live.grid) most = next - start > most ? next - start : most;
     }
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-        const std::int64_t y = __shfl_xor_sync(0xffffffffu, most, d);
-        most = y > most ? y : most;
-    }
-    if (lane == 0) warp_value[warp] = most;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 0; w < prologue_warps; ++w) most = warp_value[w] > most ? warp_value[w] : most;
-        if (!plan::keeps_snap(live, most)) a.live->snap = 0;
-    }
+    most = max_for_thread0(most, warp_value);
+    if (threadIdx.x == 0 && !plan::keeps_snap(live, most)) a.live->snap = 0;
 }
 
 }  // namespace
