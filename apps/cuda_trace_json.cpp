@@ -30,7 +30,7 @@ json kernel_json(const cuda::KernelTrace& k) {
     for (const cuda::CtaTimes& c : k.ctas) {
         json segments = json::array();
         for (const cuda::SegmentTimes& s : c.segments) segments.push_back(segment_json(s));
-        ctas.push_back({{"cta", c.cta}, {"sm", c.sm}, {"start", c.start_ns}, {"end", c.end_ns}, {"segments", std::move(segments)}});
+        ctas.push_back({{"cta", c.cta}, {"sm", c.sm}, {"start", c.start_ns}, {"plan_wait", c.plan_wait_ns}, {"plan_ready", c.plan_ready_ns}, {"end", c.end_ns}, {"segments", std::move(segments)}});
     }
     return {{"strategy", std::string(strategy_name(k.strategy))}, {"grid", k.grid}, {"total_tiles", k.total_tiles},
             {"makespan", k.makespan_ns}, {"ctas", std::move(ctas)}};

@@ -1,6 +1,7 @@
 // cta_trace.cuh — the per-CTA trace of the decode kernels, a compile-time switch: CtaTrace<false> (every
 // run() launch) has empty members that compile to nothing; CtaTrace<true> (the traced instantiation, only
-// launched by run_traced) has thread 0 stamp %globaltimer at each phase of each segment and record the SM.
+// launched by run_traced) has thread 0 stamp %globaltimer at its start, when the live plan is there and when its
+// arrays are staged, and at each phase of each segment, and record the SM.
 // Records: trace_records.hpp. The marks sit right after the barriers that end a phase for the whole CTA,
 // so thread 0's clock reads the CTA's time.
 #pragma once
@@ -15,6 +16,8 @@ namespace leanattn::cuda::detail {
 template <bool On>
 struct CtaTrace {
     __device__ CtaTrace(const DecodeParams&, std::int64_t) {}
+    __device__ void plan_waited() {}
+    __device__ void plan_ready() {}
     __device__ void segment_begin() {}
     __device__ void stream_end() {}
     __device__ void wait_begin() {}
@@ -43,6 +46,8 @@ struct CtaTrace<true> {
             cta_->sm = sm_id();
         }
     }
+    __device__ void plan_waited() { if (threadIdx.x == 0) cta_->plan_wait_ns = global_ns(); }
+    __device__ void plan_ready() { if (threadIdx.x == 0) cta_->plan_ready_ns = global_ns(); }
     __device__ void segment_begin() {
         if (!recording()) return;
         TraceSegmentRecord& s = segments_[count_];

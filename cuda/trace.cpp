@@ -50,11 +50,15 @@ KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std
     trace.total_tiles = live.total_tiles;
     for (std::int64_t g = 0; g < live.grid; ++g) {
         const TraceCtaRecord& rec = ctas[static_cast<std::size_t>(g)];
-        if (rec.end_ns < rec.start_ns) broken(g, "ends before it starts");
+        if (!(rec.start_ns <= rec.plan_wait_ns && rec.plan_wait_ns <= rec.plan_ready_ns && rec.plan_ready_ns <= rec.end_ns)) {
+            broken(g, "its start, plan and end marks are out of order");
+        }
         CtaTimes cta;
         cta.cta = g;
         cta.sm = rec.sm;
         cta.start_ns = since(rec.start_ns, origin);
+        cta.plan_wait_ns = since(rec.plan_wait_ns, origin);
+        cta.plan_ready_ns = since(rec.plan_ready_ns, origin);
         cta.end_ns = since(rec.end_ns, origin);
         std::int64_t i = 0;
         for (CtaWalker w(live, g); w.valid(); w.advance(), ++i) {
@@ -67,7 +71,7 @@ KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std
             t.kv_head = s.output % live.kv_heads;
             t.contributors = plan::contributor_count(live, s.output);
             t.role = t.contributors == 1 ? SegmentRole::store : (s.host && plan.fused_reduction() ? SegmentRole::reduce : SegmentRole::partial);
-            if (!(rec.start_ns <= r.stream_begin_ns && r.stream_begin_ns <= r.stream_end_ns && r.stream_end_ns <= r.finish_end_ns &&
+            if (!(rec.plan_ready_ns <= r.stream_begin_ns && r.stream_begin_ns <= r.stream_end_ns && r.stream_end_ns <= r.finish_end_ns &&
                   r.finish_end_ns <= rec.end_ns)) {
                 broken(g, "segment " + std::to_string(i) + "'s phases are out of order");
             }

@@ -1,7 +1,8 @@
 // trace.hpp — a per-CTA trace of one decode launch, read back and lined up with the plan it ran.
 //
 // run_traced launches the traced instantiation of the decode kernel (cta_trace.cuh), which stamps, per CTA,
-// its SM and %globaltimer at its start and end and, per segment, the start and end of streaming, of the
+// its SM and %globaltimer at its start, when its wait for the live plan ends, when the plan's arrays are staged
+// and at its end, and, per segment, the start and end of streaming, of the
 // wait for peers, and of the merge/store. assemble_trace turns the raw records (trace_records.hpp) into
 // times in ns from the launch's first CTA start, each segment beside what the plan says of it. The JSON form
 // (leanattn cuda bench --trace) is documented in docs/trace.md. fixed-split's reduce launch is not traced.
@@ -50,6 +51,8 @@ struct CtaTimes {
     std::int64_t cta = 0;
     std::int64_t sm = 0;
     std::int64_t start_ns = 0;
+    std::int64_t plan_wait_ns = 0;   // the wait for the live-plan prologue over
+    std::int64_t plan_ready_ns = 0;  // the plan's arrays staged: the walk begins
     std::int64_t end_ns = 0;
     std::vector<SegmentTimes> segments;  // in walk order
 };

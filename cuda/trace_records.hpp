@@ -10,8 +10,10 @@
 namespace leanattn::cuda {
 
 struct TraceCtaRecord {
-    std::uint64_t start_ns = 0;  // the CTA's first instruction
-    std::uint64_t end_ns = 0;    // after its last segment
+    std::uint64_t start_ns = 0;       // the CTA's first instruction
+    std::uint64_t plan_wait_ns = 0;   // the wait for the live-plan prologue over
+    std::uint64_t plan_ready_ns = 0;  // the plan's arrays staged in shared memory: the walk can begin
+    std::uint64_t end_ns = 0;         // after its last segment
     std::uint32_t sm = 0;        // %smid
     std::uint32_t segments = 0;  // segments it walked (may exceed segments_per_cta: the rest are not recorded)
 };

@@ -3,7 +3,8 @@
 
     python3 bench/gpu/trace_summary.py trace.json [more.json ...]
 
-Per strategy: the makespan; how late the last CTA started; streaming per segment (median, slowest) and the
+Per strategy: the makespan; how late the last CTA started; before the first copy, a CTA's wait for the live plan,
+the staging of its arrays and the walker's set-up (traces that carry these marks); streaming per segment (median, slowest) and the
 rate per CTA; the end of a segment by role (a partial's merge and store, a host's wait for its peers and its
 merge after the wait, a lone output's store); and the critical path's tail: from the last streaming end
 anywhere to the makespan. Times in us.
@@ -45,11 +46,19 @@ def summarize(doc):
             busy = sum(s["stream"][1] - s["stream"][0] for s in c["segments"])
             if busy > 0:
                 rate.append(tokens * bytes_per_token / busy)  # bytes per ns = GB/s
+        before_first_copy = []
+        if all("plan_wait" in c for c in ctas):  # older traces have no plan marks
+            before_first_copy = [
+                f"    before the first copy   wait for the plan {describe([c['plan_wait'] - c['start'] for c in ctas])}",
+                f"                            staging           {describe([c['plan_ready'] - c['plan_wait'] for c in ctas])}",
+                f"                            walker set-up     {describe([c['segments'][0]['stream'][0] - c['plan_ready'] for c in ctas])}",
+            ]
         after_wait = [s["merge_store"][1] - s["wait"][1] for s in segs if s["role"] == "reduce" and s.get("wait")]
         before_wait = [s["wait"][0] - s["merge_store"][0] for s in segs if s["role"] == "reduce" and s.get("wait")]
         lines += [
             f"  {k['strategy']:<12} grid {k['grid']:4d}  makespan {us(k['makespan']):8.2f}  last CTA start {us(starts[-1]):5.2f}  "
             f"tail after the last stream end {us(k['makespan'] - last_stream_end):5.2f}",
+            *before_first_copy,
             f"    stream per segment      {describe(stream)}   per-CTA rate median {statistics.median(rate):5.1f} GB/s" if rate else "",
             f"    partial: merge+store    {describe(spans(segs, 'partial', 'merge_store'))}",
             f"    reduce: before the wait {describe(before_wait)}",

@@ -23,8 +23,9 @@ struct Records {
 
 constexpr std::uint64_t origin = 7'000'000'000;  // a %globaltimer reading: ns since some epoch
 
-// CTA g starts at origin + 100 g (CTA 0 first); each segment streams 1000 ns, then merges/stores for 50 ns,
-// with a 30-ns wait inside when it is a stream-k host with peers.
+// CTA g starts at origin + 100 g (CTA 0 first), has its plan 20 ns later and staged 30 ns after that; each
+// segment streams 1000 ns, then merges/stores for 50 ns, with a 30-ns wait inside when it is a stream-k host
+// with peers.
 Records made_up_records(const Schedule& s, const PlanView& live) {
     Records r;
     r.per_cta = cuda::trace_segments_per_cta(live);
@@ -34,6 +35,8 @@ Records made_up_records(const Schedule& s, const PlanView& live) {
         std::uint64_t t = origin + 100 * static_cast<std::uint64_t>(g);
         cuda::TraceCtaRecord& c = r.ctas[static_cast<std::size_t>(g)];
         c.start_ns = t;
+        c.plan_wait_ns = t += 20;
+        c.plan_ready_ns = t += 30;
         c.sm = static_cast<std::uint32_t>(g % 7);
         for (CtaWalker w(live, g); w.valid(); w.advance(), ++c.segments) {
             cuda::TraceSegmentRecord& seg = r.segments[static_cast<std::size_t>(g * r.per_cta + c.segments)];
@@ -73,9 +76,11 @@ TEST_CASE("a trace lines every CTA's records up with its segments in the plan, i
             for (const cuda::CtaTimes& c : trace.ctas) {
                 REQUIRE(c.start_ns == 100 * c.cta);
                 REQUIRE(c.sm == c.cta % 7);
+                REQUIRE(c.plan_wait_ns == c.start_ns + 20);
+                REQUIRE(c.plan_ready_ns == c.start_ns + 50);
                 most = std::max<std::int64_t>(most, static_cast<std::int64_t>(c.segments.size()));
                 CtaWalker w(live, c.cta);
-                std::int64_t t = c.start_ns;
+                std::int64_t t = c.plan_ready_ns;
                 for (const cuda::SegmentTimes& seg : c.segments) {
                     REQUIRE(w.valid());
                     REQUIRE(seg.segment.output == w.current().output);
@@ -113,6 +118,10 @@ TEST_CASE("a trace whose records disagree with the plan is refused") {
     SECTION("a CTA that walked another number of segments") {
         r.ctas[3].segments += 1;
         CHECK_THROWS_WITH(cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta), Catch::Contains("CTA 3") && Catch::Contains("walked"));
+    }
+    SECTION("a CTA whose plan was staged before its wait for it ended") {
+        r.ctas[1].plan_ready_ns = r.ctas[1].plan_wait_ns - 1;
+        CHECK_THROWS_WITH(cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta), Catch::Contains("CTA 1") && Catch::Contains("plan"));
     }
     SECTION("a segment whose streaming ends before it begins") {
         r.segments[static_cast<std::size_t>(2 * r.per_cta)].stream_end_ns = origin;
