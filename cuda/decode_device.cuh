@@ -148,6 +148,19 @@ __device__ inline void stage_plan_arrays(PlanView& plan, std::int64_t* staged) {
     __syncthreads();
 }
 
+// What both decode kernels do before their walk: the live plan (once the prologue is done), its arrays staged in
+// shared memory, and fixed-split's reduce kernel allowed to become resident (waiting by the time the last CTA
+// ends). The trace marks when the plan arrived and when it was staged.
+template <bool Trace>
+__device__ inline PlanView begin_cta(const DecodeParams& p, uint4* smem, CtaTrace<Trace>& trace) {
+    PlanView plan = live_plan_view(p);
+    trace.plan_waited();
+    stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
+    trace.plan_ready();
+    allow_kernel_behind();
+    return plan;
+}
+
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
 // Row r's softmax result: O = a / l into out, and the natural-log LSE m·ln 2 + ln l (m is in log2 units)

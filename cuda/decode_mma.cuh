@@ -83,11 +83,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const T* K = static_cast<const T*>(p.tensors.kv.k);
     const T* V = static_cast<const T*>(p.tensors.kv.v);
     CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
-    PlanView plan = live_plan_view(p);
-    trace.plan_waited();
-    stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
-    trace.plan_ready();
-    allow_kernel_behind();  // fixed-split's reduce kernel: resident and waiting by the time the last CTA ends
+    const PlanView plan = begin_cta(p, smem, trace);
 
     for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
         trace.segment_begin();
