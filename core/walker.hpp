@@ -214,6 +214,7 @@ public:
 
     LEANATTN_HD bool valid() const { return current_.valid; }
     LEANATTN_HD const Segment& current() const { return current_; }
+    LEANATTN_HD const PlanView& plan() const { return plan_; }
     LEANATTN_HD void advance() {
         cursor_ = output_end_;
         load();

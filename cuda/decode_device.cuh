@@ -149,16 +149,23 @@ __device__ inline void stage_plan_arrays(PlanView& plan, std::int64_t* staged) {
 }
 
 // What both decode kernels do before their walk: the live plan (once the prologue is done), its arrays staged in
-// shared memory, and fixed-split's reduce kernel allowed to become resident (waiting by the time the last CTA
-// ends). The trace marks when the plan arrived and when it was staged.
+// shared memory, fixed-split's reduce kernel allowed to become resident (waiting by the time the last CTA ends),
+// and the CTA's walker set at its first segment. The trace marks when the plan arrived and when it was staged.
 template <bool Trace>
-__device__ inline PlanView begin_cta(const DecodeParams& p, uint4* smem, CtaTrace<Trace>& trace) {
+__device__ inline CtaWalker begin_cta(const DecodeParams& p, uint4* smem, CtaTrace<Trace>& trace) {
     PlanView plan = live_plan_view(p);
     trace.plan_waited();
     stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
     trace.plan_ready();
     allow_kernel_behind();
-    return plan;
+    return CtaWalker(plan, blockIdx.x);
+}
+
+// The peers a host segment waits for: 1 unless the segment hosts an output it does not hold whole and this
+// launch reduces it (stream-k). The kernels find it while the segment's first copies are in flight: after the
+// stream it would sit in the decode's tail (~1.4 us of dependent lookups under the aligned rule).
+__device__ inline std::int64_t segment_contributors(const DecodeParams& p, const PlanView& plan, std::int64_t cta, const Segment& seg) {
+    return p.fused && seg.host && !seg.finishing ? plan::host_contributors(plan, cta, seg) : 1;
 }
 
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
@@ -223,7 +230,7 @@ __device__ inline void merge_row_states(RowState<dims>& into, const RowState<dim
 // The code here runs once per segment, from a cold instruction cache: it is kept short (no per-value
 // exponentials, loops over peers not unrolled beyond one batch of loads).
 template <typename T, int D, int ROWS, bool Trace, typename StateOf>
-__device__ void finish_segment(const DecodeParams& p, const PlanView& plan, const Segment& seg, const SegmentSpan& span, std::int64_t cta,
+__device__ void finish_segment(const DecodeParams& p, const Segment& seg, const SegmentSpan& span, std::int64_t cta, std::int64_t contributors,
                                StateOf state_of, CtaTrace<Trace>& trace) {
     using Slice = RowSlice<ROWS, D>;
     constexpr int dims = Slice::dims;
@@ -263,18 +270,16 @@ __device__ void finish_segment(const DecodeParams& p, const PlanView& plan, cons
         }
         if (p.fused) {
             // Then the flag. The barrier makes every thread's stores of the partial precede thread 0's
-            // gpu-scope fence (fences are cumulative over what the barrier ordered before them), and the fence
-            // precedes its release store: a host that acquires the 1 sees the whole partial. The flag was 0
+            // gpu-scope release store, and a release is cumulative over what the barrier ordered before it (as
+            // a fence.acq_rel would be; no heavier sequentially consistent fence is needed): a host that acquires
+            // the 1 sees the whole partial. The flag was 0
             // when this launch began: the prologue cleared it, and stream order puts the prologue after the
             // previous run's kernels and before this one. A CTA stores at most one partial per run (only its
             // first segment can be a non-host one), so a flag goes 0 → 1 once and a waiting host can never see
             // a 1 left from another run: no epoch, and a replayed CUDA graph (whose kernel parameters never
             // change) stays correct.
             __syncthreads();
-            if (threadIdx.x == 0) {
-                __threadfence();
-                store_release(p.flags + cta, flag_set);
-            }
+            if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
         }
         // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
         return;
@@ -283,7 +288,6 @@ __device__ void finish_segment(const DecodeParams& p, const PlanView& plan, cons
         // Host: this CTA, whose peers are the next CTAs. Acquire every peer's flag at once (thread i waits
         // on peer i), one barrier, then merge the partials in plan order, a batch of peers at a time: every
         // load of a batch is issued before the first merge, so a batch costs one L2 round trip.
-        const std::int64_t contributors = plan::host_contributors(plan, cta, seg);
         trace.wait_begin();
         for (std::int64_t i = 1 + threadIdx.x; i < contributors; i += threads) {
             while (load_acquire(p.flags + cta + i) != flag_set) __nanosleep(32);

@@ -83,9 +83,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const T* K = static_cast<const T*>(p.tensors.kv.k);
     const T* V = static_cast<const T*>(p.tensors.kv.v);
     CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
-    const PlanView plan = begin_cta(p, smem, trace);
-
-    for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
+    for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
         trace.segment_begin();
         const Segment seg = walker.current();
         const SegmentSpan span = segment_span<ROWS>(p, seg);
@@ -128,10 +126,15 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         };
         // The pipeline's fill is the loop's first (stages − 1) turns, so issue() has one call site: the code
         // run once per segment stays small (a cold instruction cache is part of every segment's fixed cost).
+        std::int64_t contributors = 1;
         for (std::int64_t i = 1 - stages; i < blocks; ++i) {
             __syncwarp();  // every lane is done reading the stage the next issue overwrites
             issue(i + stages - 1);
-            if (i < 0) continue;
+            if (i < 0) {
+                // The fill's last turn: the peers a host waits for, found while its first copies fly.
+                if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
+                continue;
+            }
             cp_async_wait<stages - 1>();
             __syncwarp();  // other lanes' copies of block i are visible
             uint4* kb = warp_smem + (i % stages) * stage_slots;
@@ -219,7 +222,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         }
         __syncthreads();
         trace.stream_end();
-        finish_segment<T, D, ROWS, Trace>(p, plan, seg, span, cta, state_of, trace);
+        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, state_of, trace);
         __syncthreads();  // shared state is reused by the next segment
         trace.segment_end();
     }

@@ -43,9 +43,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     const T* K = static_cast<const T*>(p.tensors.kv.k) + chunk * 8;  // this lane's 8 dims of any token row
     const T* V = static_cast<const T*>(p.tensors.kv.v) + chunk * 8;
     CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
-    const PlanView plan = begin_cta(p, smem, trace);
-
-    for (CtaWalker walker(plan, cta); walker.valid(); walker.advance()) {
+    for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
         trace.segment_begin();
         const Segment seg = walker.current();
         const SegmentSpan span = segment_span<ROWS>(p, seg);
@@ -92,9 +90,14 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
             cp_async_commit();  // an empty group past the end keeps the wait count uniform
         };
         // The pipeline's fill is the loop's first (stages − 1) turns: issue() has one call site (decode_mma.cuh).
+        std::int64_t contributors = 1;
         for (std::int64_t i = 1 - stages; i < blocks; ++i) {
             issue(i + stages - 1);
-            if (i < 0) continue;
+            if (i < 0) {
+                // The fill's last turn: the peers a host waits for, found while its first copies fly.
+                if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
+                continue;
+            }
             cp_async_wait<stages - 1>();
             const uint4* ks = stage_k(warp_smem, i % stages);
             const uint4* vs = ks + steps * 32;
@@ -174,7 +177,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
         __syncthreads();
         trace.stream_end();
 
-        finish_segment<T, D, ROWS, Trace>(p, plan, seg, span, cta, state_of, trace);
+        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, state_of, trace);
         __syncthreads();  // shared state is reused by the next segment
         trace.segment_end();
     }
