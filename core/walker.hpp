@@ -212,6 +212,12 @@ public:
         load();
     }
 
+    // stream-k: a CTA whose range [start(g), start(g + 1)) the caller found itself (the CUDA kernels find its
+    // two ends on two lanes at once); the same walk as CtaWalker(plan, g).
+    LEANATTN_HD CtaWalker(const PlanView& plan, IterRange stream_k_range) : plan_(plan), cursor_(stream_k_range.begin), end_(stream_k_range.end) {
+        load();
+    }
+
     LEANATTN_HD bool valid() const { return current_.valid; }
     LEANATTN_HD const Segment& current() const { return current_; }
     LEANATTN_HD const PlanView& plan() const { return plan_; }

@@ -140,8 +140,14 @@ constexpr int shared_bytes() { return warps * warp_smem_bytes + staged_plan_byte
 // when the batch fits; ends with a barrier, as the walker reads them next.
 __device__ inline void stage_plan_arrays(PlanView& plan, std::int64_t* staged) {
     if (plan.batch <= staged_requests) {
-        for (std::int64_t i = threadIdx.x; i < plan.batch; i += threads) staged[i] = plan.request_tiles[i];
-        for (std::int64_t i = threadIdx.x; i <= plan.batch; i += threads) staged[staged_requests + i] = plan.request_offset[i];
+        // Both loads of an entry before either store: one L2 round trip, where a load after the other's store
+        // (which the compiler may not reorder, not knowing the arrays apart) cost two.
+        for (std::int64_t i = threadIdx.x; i <= plan.batch; i += threads) {
+            const std::int64_t tiles = i < plan.batch ? plan.request_tiles[i] : 0;
+            const std::int64_t offset = plan.request_offset[i];
+            if (i < plan.batch) staged[i] = tiles;
+            staged[staged_requests + i] = offset;
+        }
         plan.request_tiles = staged;
         plan.request_offset = staged + staged_requests;
     }
@@ -158,7 +164,14 @@ __device__ inline CtaWalker begin_cta(const DecodeParams& p, uint4* smem, CtaTra
     stage_plan_arrays(plan, reinterpret_cast<std::int64_t*>(smem + warps * warp_smem_bytes / 16));
     trace.plan_ready();
     allow_kernel_behind();
-    return CtaWalker(plan, blockIdx.x);
+    if (plan.strategy != Strategy::stream_k) return CtaWalker(plan, blockIdx.x);
+    // The set-up is one long chain of dependent instructions (~770 on the H100 under the aligned rule, ~2 us at
+    // one warp's pace), and its two largest links, the range's ends, are one computation on two arguments:
+    // neighbouring lanes compute one each, side by side, and swap.
+    const bool odd = threadIdx.x & 1;
+    const std::int64_t mine = plan::stream_k_start(plan, blockIdx.x + odd);
+    const std::int64_t theirs = __shfl_xor_sync(0xffffffffu, mine, 1);
+    return CtaWalker(plan, odd ? IterRange{theirs, mine} : IterRange{mine, theirs});
 }
 
 // The peers a host segment waits for: 1 unless the segment hosts an output it does not hold whole and this
@@ -290,7 +303,10 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
         // load of a batch is issued before the first merge, so a batch costs one L2 round trip.
         trace.wait_begin();
         for (std::int64_t i = 1 + threadIdx.x; i < contributors; i += threads) {
-            while (load_acquire(p.flags + cta + i) != flag_set) __nanosleep(32);
+            // Spin first: a sleep's wake-up can come well after the flag. Back off only after a long wait.
+            for (int polls = 0; load_acquire(p.flags + cta + i) != flag_set; ++polls) {
+                if (polls >= 64) __nanosleep(32);
+            }
         }
         __syncthreads();
         trace.wait_end();

@@ -125,6 +125,25 @@ TEST_CASE("stream_k_cta_of names the CTA whose range holds each LeanTile, for an
     });
 }
 
+TEST_CASE("a walker given a CTA's stream-k range walks exactly what the walker given the CTA walks, for any snap") {
+    for_random_snapped_plans(0x7a9c, 150, 1 << 16, [](const Schedule& s) {
+        const PlanView v = s.view();
+        for (std::int64_t g = 0; g < v.grid; ++g) {
+            CtaWalker by_cta(v, g), by_range(v, IterRange{plan::stream_k_start(v, g), plan::stream_k_start(v, g + 1)});
+            for (; by_cta.valid(); by_cta.advance(), by_range.advance()) {
+                REQUIRE(by_range.valid());
+                const Segment a = by_cta.current(), b = by_range.current();
+                REQUIRE(a.output == b.output);
+                REQUIRE(a.begin == b.begin);
+                REQUIRE(a.end == b.end);
+                REQUIRE(a.host == b.host);
+                REQUIRE(a.finishing == b.finishing);
+            }
+            REQUIRE_FALSE(by_range.valid());
+        }
+    });
+}
+
 TEST_CASE("a snap of the longest output or more puts every CTA start on a boundary: no output is split") {
     auto rng = seeded_rng(25);
     for (int i = 0; i < 500; ++i) {
