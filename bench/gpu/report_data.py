@@ -8,6 +8,8 @@ from shapes import shape_from_dict
 STREAM_K = "leanattn/stream-k"
 SDPA = ("sdpa/flash", "sdpa/cudnn", "sdpa/efficient")
 FLASHINFER = "flashinfer/decode"
+# Datasheet peak HBM bandwidth (GB/s) of the GPUs the suite has run on: H100 SXM5 80 GB HBM3, H200 141 GB HBM3e.
+PEAK_HBM_GBPS = {"NVIDIA H100 80GB HBM3": 3350.0, "NVIDIA H200": 4800.0}
 PEER_ORDER = ("leanattn/stream-k", "leanattn/fixed-split", "leanattn/no-split", "leanattn/stream-k-paged16",
               "sdpa/flash", "sdpa/cudnn", "sdpa/efficient", "flashinfer/decode")
 
@@ -51,6 +53,14 @@ class Run:
                 self.rows[key] = Row(shape_from_dict(r["shape"]), r["kv_bytes"], r["floor_us"], r["copy_gbps"])
             self.rows[key].peers[r["peer"]] = r
         self.done = kinds["done"][-1] if kinds["done"] else None
+
+    def ideal_us(self, row):
+        """What an ideal kernel would measure on `row`: the timing method's own floor (a graph of one 1-element
+        kernel, timed alike) plus K and V read at the GPU's datasheet peak, with no cost of its own. None when the
+        run has no calibration or the GPU no peak here. It bounds what any kernel can show against a peer."""
+        peak = PEAK_HBM_GBPS.get(self.machine.get("gpu"))
+        cal = self.kinds["calibration"]
+        return cal[0]["median_us"] + row.kv_bytes / peak / 1e3 if peak and cal else None
 
     def copy_gbps(self):
         c = self.copies.get("start") or self.copies.get("end")
