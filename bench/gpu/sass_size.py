@@ -36,7 +36,7 @@ def text_sections(data):
 
 
 def short_name(mangled):
-    """decode_mma_kernel<__half, 128, 4, traced> from its mangled name; other kernels as they are."""
+    """decode_mma_kernel<fp16, d128, rows 4, traced> from its mangled name; other kernels as they are."""
     m = re.search(r"\d+([a-z_]+_kernel)I(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)E(?:Lb(\d))?", mangled)
     if not m:
         return mangled
