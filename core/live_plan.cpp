@@ -19,6 +19,9 @@ PlanView live_view(const Schedule& s, const KvCacheView& kv, const std::int32_t*
     if (v.strategy == Strategy::fixed_split) v.chunk = plan::fixed_split_chunk(longest, v.splits);
     // At the plan's own lengths (the same total: no request can be longer) the snap stands as chosen.
     if (v.strategy == Strategy::stream_k && v.snap > 0 && v.total_tiles != s.total_tiles && !plan::keeps_snap(v, plan::stream_k_max_load(v))) v.snap = 0;
+    if (v.strategy == Strategy::stream_k && (v.total_tiles == s.total_tiles ? v.capacity_one_output_per_cta : plan::one_output_per_cta(v))) {
+        v.strategy = Strategy::no_split;
+    }
     return v;
 }
 

@@ -25,6 +25,8 @@ struct PlanView {
     std::int64_t capacity_max_load = 0;    // stream-k, aligned, snap > 0: the LeanTiles of the most loaded CTA at
     std::int64_t capacity_ideal_load = 0;  // the plan's own lengths, and ⌈I/G⌉ there; a live step keeps the snap
                                            // only if it unbalances no more (live_plan.hpp). 0: kept whatever
+    bool capacity_one_output_per_cta = false;  // stream-k: at the plan's own lengths CTA g holds exactly output g
+                                               // (plan::one_output_per_cta): such a step walks as no-split
     const std::int64_t* request_tiles = nullptr;   // (batch)   LeanTiles of each output tile of request b
     const std::int64_t* request_offset = nullptr;  // (batch+1) first iteration of request b; [batch] = I
 };

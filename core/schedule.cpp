@@ -32,6 +32,7 @@ PlanView Schedule::view() const {
     v.snap = snap;
     v.capacity_max_load = capacity_max_load;
     v.capacity_ideal_load = capacity_ideal_load;
+    v.capacity_one_output_per_cta = one_output_per_cta;
     v.request_tiles = request_tiles.data();
     v.request_offset = request_offset.data();
     return v;
@@ -44,6 +45,9 @@ NamedValue named(const char* parameter, std::int64_t value) { return {parameter,
 // A grid no launch can hold (CUDA's grid.x is below 2^31) is refused before anything grid-sized exists; it
 // also keeps every product of a CTA id with a chunk or a LeanTile count inside 64 bits.
 constexpr std::int64_t max_grid = (std::int64_t{1} << 31) - 1;
+
+// No GPU resides 2^20 CTAs: beyond that, stream-k plans are neither searched nor walked CTA by CTA at planning.
+constexpr std::int64_t max_searched_grid = std::int64_t{1} << 20;
 
 void check_grid_fits(std::int64_t grid, std::vector<NamedValue> blame) {
     if (grid > max_grid) throw InputError(std::move(blame), "the plan would need " + std::to_string(grid) + " CTAs, more than one launch holds (2147483647)");
@@ -94,7 +98,6 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
                                        : std::min(device.resident_ctas(), s.total_tiles);
             s.stream_k_rule = options.stream_k_rule;
             // No GPU resides 2^20 CTAs; a device file that claims more gets the paper's plan, unsearched.
-            constexpr std::int64_t max_searched_grid = std::int64_t{1} << 20;
             if (options.stream_k_rule == StreamKRule::paper || (!options.snap && s.grid > max_searched_grid)) break;
             if (options.snap) {
                 s.snap = std::min(*options.snap, n_max);  // beyond n_max every start lands on a boundary already
@@ -131,6 +134,7 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             break;
     }
     check_grid_fits(s.grid, {named("batch", problem.batch), named("kv_heads", problem.kv_heads)});
+    s.one_output_per_cta = s.grid <= max_searched_grid && plan::one_output_per_cta(s.view());
     try {
         check_coresidency(s);  // a plan that could deadlock is never handed out
     } catch (const InputError& e) {

@@ -38,6 +38,7 @@ struct Schedule {
     std::int64_t snap = 0;  // stream-k: 0 under the paper's rule; aligned: at most the longest output's LeanTiles
     std::int64_t capacity_max_load = 0;    // PlanView's: set when a live step may drop the snap (snap > 0 and the
     std::int64_t capacity_ideal_load = 0;  // grid resident at once, so the paper's plan is safe to run instead)
+    bool one_output_per_cta = false;  // stream-k: CTA g holds exactly output g (plan::one_output_per_cta), found once
     std::vector<std::int64_t> request_tiles;   // (batch)
     std::vector<std::int64_t> request_offset;  // (batch + 1)
 

@@ -43,7 +43,7 @@ __device__ inline void allow_kernel_behind() {
 #endif
 }
 
-// The plan as this run sees it: the capacity plan's view with the live total, chunk and snap (written by the
+// The plan as this run sees it: the capacity plan's view with the live total, chunk, snap and strategy (written by the
 // prologue, which ran before this kernel in stream order: waited for here).
 __device__ inline PlanView live_plan_view(const DecodeParams& p) {
     wait_for_kernel_ahead();
@@ -51,6 +51,7 @@ __device__ inline PlanView live_plan_view(const DecodeParams& p) {
     plan.total_tiles = p.live->total_tiles;
     plan.chunk = p.live->chunk;
     plan.snap = p.live->snap;
+    plan.strategy = p.live->strategy;
     return plan;
 }
 

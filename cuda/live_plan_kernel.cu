@@ -88,11 +88,17 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         a.live->total_tiles = carry;
         a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan.chunk;
         a.live->snap = a.plan.snap;
+        const bool at_capacity = carry == a.plan.total_tiles;  // every request at its capacity: the plan's own arrays
+        a.live->strategy = a.plan.strategy == Strategy::stream_k && at_capacity && a.plan.capacity_one_output_per_cta ? Strategy::no_split : a.plan.strategy;
     }
     for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
-    // stream-k: whether this step keeps the plan's snap (core's plan::keeps_snap, as live_view decides on the
-    // host). At the plan's own total nothing changed; else the threads share the CTAs' loads, then a maximum.
-    if (a.plan.strategy != Strategy::stream_k || a.plan.snap == 0 || a.plan.capacity_max_load == 0 || carry == a.plan.total_tiles) return;
+    // stream-k below its capacity: whether this step keeps the plan's snap (core's plan::keeps_snap) and whether
+    // its CTAs each hold one whole output (plan::one_output_per_cta), as live_view decides both on the host.
+    // The threads share the CTAs' starts, then a maximum of the loads and of the mismatches.
+    if (a.plan.strategy != Strategy::stream_k || carry == a.plan.total_tiles) return;
+    const bool check_snap = a.plan.snap > 0 && a.plan.capacity_max_load > 0;
+    const bool check_one_per_cta = a.plan.grid == a.batch * a.kv_heads;
+    if (!check_snap && !check_one_per_cta) return;
     __syncthreads();  // the arrays written above (global memory) are visible to the whole block after it
     PlanView live = a.plan;
     live.total_tiles = carry;
@@ -100,17 +106,27 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     live.request_offset = a.request_offset;
     // Each CTA start is computed once: a thread takes the next CTA's start from the next lane (the warp's last
     // lane computes it). Every thread of a warp runs the same number of turns (the bound is rounded up).
-    std::int64_t most = 0;
+    std::int64_t most = 0, mismatch = 0;
     const std::int64_t turns = (live.grid + prologue_threads - 1) / prologue_threads;
     for (std::int64_t k = 0; k < turns; ++k) {
         const std::int64_t g = k * prologue_threads + threadIdx.x;
         const std::int64_t start = g <= live.grid ? plan::stream_k_start(live, g) : 0;
         std::int64_t next = __shfl_down_sync(0xffffffffu, start, 1);
         if (lane == 31 && g < live.grid) next = plan::stream_k_start(live, g + 1);
-        if (g < live.grid) most = next - start > most ? next - start : most;
+        if (g < live.grid) {
+            most = next - start > most ? next - start : most;
+            if (check_one_per_cta && start != plan::output_offset(live, g)) mismatch = 1;
+        }
     }
     most = max_for_thread0(most, warp_value);
-    if (threadIdx.x == 0 && !plan::keeps_snap(live, most)) a.live->snap = 0;
+    __syncthreads();  // warp_value is rewritten by the second maximum
+    mismatch = max_for_thread0(mismatch, warp_value);
+    if (threadIdx.x != 0) return;
+    const bool kept = !check_snap || plan::keeps_snap(live, most);
+    if (!kept) a.live->snap = 0;
+    // A dropped snap means some start moved off a boundary (else the loads, and so the verdict, would be the
+    // paper plan's): one output per CTA is judged on the snapped starts only when they stand.
+    if (check_one_per_cta && kept && mismatch == 0) a.live->strategy = Strategy::no_split;
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // GPU); the kernels receive pointers into the sections.
 //
 // Sections, in this order, each starting on a 256-byte boundary:
-//   live            LivePlan: the live LeanTile total and fixed-split's live chunk
+//   live            LivePlan: the live LeanTile total, fixed-split's live chunk, stream-k's live snap and strategy
 //   request_tiles   (batch)       int64: LeanTiles of each output tile of request b, from cache_seqlens
 //   request_offset  (batch + 1)   int64: first global iteration of request b; [batch] = the live total
 //   flags           (grid)        int32: set to 1 by a CTA once its partial is stored (stream-k only: the
@@ -24,6 +24,7 @@ struct LivePlan {
     std::int64_t total_tiles = 0;  // I for the live lengths
     std::int64_t chunk = 0;        // fixed-split: ⌈longest live request's LeanTiles / splits⌉; else the plan's
     std::int64_t snap = 0;         // stream-k: the plan's snap, or 0 where plan::keeps_snap refuses it
+    Strategy strategy = Strategy::stream_k;  // the plan's, or no-split for a stream-k step of one output per CTA
 };
 
 struct WorkspaceLayout {

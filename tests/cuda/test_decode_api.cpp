@@ -144,6 +144,7 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             CHECK(live.total_tiles == expected.total_tiles);
             CHECK(live.chunk == expected.chunk);
             CHECK(live.snap == expected.snap);
+            CHECK(live.strategy == expected.strategy);
             // After the run, exactly the CTAs that stored a partial for a host have raised their flag.
             const auto flags = download<std::int32_t>(base + w.flags, static_cast<std::size_t>(w.flag_count));
             for (std::int64_t g = 0; g < w.flag_count; ++g) {
@@ -153,6 +154,42 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             }
         }
     }
+}
+
+TEST_CASE("a stream-k plan of one whole output per CTA walks as no-split on the device: the prologue says so, the bits are no-split's") {
+    if (!gpu_or_skip("the one-output-per-CTA test")) return;
+    const Problem p = gpu_problem(16, 16, 64, {1024, 1024, 1024, 1024});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    // Whole outputs on a grid of the outputs: CTA g holds output g at the plan's lengths.
+    const Schedule stream_k = make_schedule(p, device, PlanOptions{.grid = p.outputs(), .snap = std::int64_t{1} << 20});
+    const Schedule no_split = make_schedule(p, device, PlanOptions{.strategy = Strategy::no_split});
+    REQUIRE(stream_k.one_output_per_cta);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::padded, 16, 12);
+    cuda::HostTensors host = tensors.to_host();
+    const cuda::Stream stream;
+    const cuda::DeviceBuffer workspace(cuda::workspace_bytes(stream_k)), other(cuda::workspace_bytes(no_split));
+    int converted = 0;
+    for (std::vector<std::int32_t> lengths : {std::vector<std::int32_t>{1024, 1024, 1024, 1024}, {700, 700, 700, 700}, {1024, 200, 200, 200}}) {
+        CAPTURE(lengths);
+        host.seqlens = lengths;
+        tensors.upload_inputs(host);
+        tensors.poison_outputs(stream.get());
+        cuda::run(stream_k, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        const std::vector<unsigned char> got = tensors.to_host().o;
+        std::vector<std::int64_t> tiles(4), offset(5);
+        const DecodeTensors h = host.view();
+        const PlanView expected = live_view(stream_k, h.kv, h.seqlens, tiles.data(), offset.data());
+        const auto live = download<cuda::LivePlan>(workspace.get<unsigned char>() + cuda::workspace_layout(stream_k).live, 1).front();
+        CHECK(live.strategy == expected.strategy);
+        if (expected.strategy != Strategy::no_split) continue;
+        ++converted;
+        tensors.poison_outputs(stream.get());
+        cuda::run(no_split, tensors.view(), other.get(), other.bytes(), stream.get());
+        stream.synchronize();
+        CHECK(tensors.to_host().o == got);
+    }
+    CHECK(converted == 2);  // at capacity and all alike shorter; the ragged step stays stream-k
 }
 
 TEST_CASE("every cache layout holding the same tokens gives the padded cache's bits, run after run") {
