@@ -88,10 +88,14 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         a.live->total_tiles = carry;
         a.live->chunk = a.fixed_split ? plan::fixed_split_chunk(longest, a.splits) : a.plan.chunk;
         a.live->snap = a.plan.snap;
-        const bool at_capacity = carry == a.plan.total_tiles;  // every request at its capacity: the plan's own arrays
-        a.live->strategy = a.plan.strategy == Strategy::stream_k && at_capacity && a.plan.capacity_one_output_per_cta ? Strategy::no_split : a.plan.strategy;
     }
-    for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
+    // Every request at its capacity (the plan's own arrays) and one output per CTA there: the step walks as no-split.
+    const bool no_split_at_capacity = a.plan.strategy == Strategy::stream_k && carry == a.plan.total_tiles && a.plan.capacity_one_output_per_cta;
+    if (threadIdx.x == 0) a.live->strategy = no_split_at_capacity ? Strategy::no_split : a.plan.strategy;
+    // Such a step never touches a flag, so it leaves them as they are: a step that reads them clears them first.
+    if (!no_split_at_capacity) {
+        for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
+    }
     // stream-k below its capacity: whether this step keeps the plan's snap (core's plan::keeps_snap) and whether
     // its CTAs each hold one whole output (plan::one_output_per_cta), as live_view decides both on the host.
     // The threads share the CTAs' starts, then a maximum of the loads and of the mismatches.

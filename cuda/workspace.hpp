@@ -7,7 +7,8 @@
 //   request_tiles   (batch)       int64: LeanTiles of each output tile of request b, from cache_seqlens
 //   request_offset  (batch + 1)   int64: first global iteration of request b; [batch] = the live total
 //   flags           (grid)        int32: set to 1 by a CTA once its partial is stored (stream-k only: the
-//                                 hosts wait inside the launch); cleared by the prologue of every run
+//                                 hosts wait inside the launch); cleared by the prologue of every run that may
+//                                 use them (not by a step that walks as no-split at the plan's own lengths)
 //   partials        (grid, rows · head_dim + 2 · rows) fp32: a CTA's un-scaled O, then m, then l (plans
 //                                 whose outputs can have more than one contributor)
 #pragma once

@@ -130,7 +130,9 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             CAPTURE(batch, strategy_name(strategy));
             const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
             const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
-            cuda::check(cudaMemset(workspace.get(), 0x7F, workspace.bytes()), "dirty workspace");
+            // On the run's stream: a plain cudaMemset goes to the legacy stream, which a non-blocking stream does not
+            // wait for (on a GPU shared with another process it once landed after the prologue's stores).
+            cuda::check(cudaMemsetAsync(workspace.get(), 0x7F, workspace.bytes(), stream.get()), "dirty workspace");
             cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
             stream.synchronize();
             std::vector<std::int64_t> tiles(static_cast<std::size_t>(batch)), offset(tiles.size() + 1);
@@ -145,7 +147,9 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             CHECK(live.chunk == expected.chunk);
             CHECK(live.snap == expected.snap);
             CHECK(live.strategy == expected.strategy);
-            // After the run, exactly the CTAs that stored a partial for a host have raised their flag.
+            // After the run, exactly the CTAs that stored a partial for a host have raised their flag; a step that
+            // walks as no-split at the plan's own lengths uses none and leaves them as they were.
+            if (plan.one_output_per_cta && expected.total_tiles == plan.total_tiles) continue;
             const auto flags = download<std::int32_t>(base + w.flags, static_cast<std::size_t>(w.flag_count));
             for (std::int64_t g = 0; g < w.flag_count; ++g) {
                 CtaWalker walk(expected, g);
@@ -259,8 +263,8 @@ TEST_CASE("the traced kernel records every CTA and segment of the plan, on real 
         const std::int64_t per_cta = cuda::trace_segments_per_cta(live);
         cuda::DeviceBuffer ctas(static_cast<std::size_t>(plan.grid) * sizeof(cuda::TraceCtaRecord));
         cuda::DeviceBuffer segments(static_cast<std::size_t>(plan.grid * per_cta) * sizeof(cuda::TraceSegmentRecord));
-        cuda::check(cudaMemset(ctas.get(), 0, ctas.bytes()), "clear");
-        cuda::check(cudaMemset(segments.get(), 0, segments.bytes()), "clear");
+        cuda::check(cudaMemsetAsync(ctas.get(), 0, ctas.bytes(), stream.get()), "clear");
+        cuda::check(cudaMemsetAsync(segments.get(), 0, segments.bytes(), stream.get()), "clear");
         tensors.poison_outputs(stream.get());
         cuda::run_traced(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get(),
                          {ctas.get<cuda::TraceCtaRecord>(), segments.get<cuda::TraceSegmentRecord>(), per_cta});
