@@ -286,10 +286,10 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
             // gpu-scope release store, and a release is cumulative over what the barrier ordered before it (as
             // a fence.acq_rel would be; no heavier sequentially consistent fence is needed): a host that acquires
             // the 1 sees the whole partial. The flag was 0 when this launch began: the prologue cleared it, and
-            // stream order puts the prologue after the previous run's kernels and before this one. A CTA stores at most one partial per run (only its
-            // first segment can be a non-host one), so a flag goes 0 → 1 once and a waiting host can never see
-            // a 1 left from another run: no epoch, and a replayed CUDA graph (whose kernel parameters never
-            // change) stays correct.
+            // stream order puts the prologue after the previous run's kernels and before this one. A CTA stores
+            // at most one partial per run (only its first segment can be a non-host one), so a flag goes 0 → 1
+            // once and a waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA
+            // graph (whose kernel parameters never change) stays correct.
             __syncthreads();
             if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
         }

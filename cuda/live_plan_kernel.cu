@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     }
     // stream-k below its capacity: whether this step keeps the plan's snap (core's plan::keeps_snap) and whether
     // its CTAs each hold one whole output (plan::one_output_per_cta), as live_view decides both on the host.
-    // The threads share the CTAs' starts, then a maximum of the loads and of the mismatches.
+    // The threads share the CTAs' starts, then a maximum of the loads and an OR of the mismatches.
     if (a.plan.strategy != Strategy::stream_k || carry == a.plan.total_tiles) return;
     const bool check_snap = a.plan.snap > 0 && a.plan.capacity_max_load > 0;
     const bool check_one_per_cta = a.plan.grid == a.batch * a.kv_heads;
@@ -110,7 +110,8 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     live.request_offset = a.request_offset;
     // Each CTA start is computed once: a thread takes the next CTA's start from the next lane (the warp's last
     // lane computes it). Every thread of a warp runs the same number of turns (the bound is rounded up).
-    std::int64_t most = 0, mismatch = 0;
+    std::int64_t most = 0;
+    int mismatch = 0;
     const std::int64_t turns = (live.grid + prologue_threads - 1) / prologue_threads;
     for (std::int64_t k = 0; k < turns; ++k) {
         const std::int64_t g = k * prologue_threads + threadIdx.x;
@@ -123,14 +124,13 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         }
     }
     most = max_for_thread0(most, warp_value);
-    __syncthreads();  // warp_value is rewritten by the second maximum
-    mismatch = max_for_thread0(mismatch, warp_value);
+    const bool any_mismatch = __syncthreads_or(mismatch);
     if (threadIdx.x != 0) return;
     const bool kept = !check_snap || plan::keeps_snap(live, most);
     if (!kept) a.live->snap = 0;
     // A dropped snap means some start moved off a boundary (else the loads, and so the verdict, would be the
     // paper plan's): one output per CTA is judged on the snapped starts only when they stand.
-    if (check_one_per_cta && kept && mismatch == 0) a.live->strategy = Strategy::no_split;
+    if (check_one_per_cta && kept && !any_mismatch) a.live->strategy = Strategy::no_split;
 }
 
 }  // namespace
