@@ -12,7 +12,9 @@
 // plan's grid over the live LeanTiles (CTAs left without work exit at once).
 //
 // Tensor views and their shapes: core/decode_tensors.hpp; every pointer in them is device memory. Supported
-// (check_supported): fp16 or bf16, q_len 1, head_dim 64 or 128, 1, 2, 4 or 8 query heads per KV head; any
+// (check_supported): fp16 or bf16, head_dim 64, 96, 128 or 256, q_len 1 to 8 (causal among the new tokens:
+// core/decode_tensors.hpp), any number of query heads per KV head (GQA, MQA) as long as an output tile's
+// query rows, group · q_len, are at most max_q_rows(head_dim) (128; 64 at head dim 256); any
 // strided, paged (block size 1–256) or ragged cache whose pointers and strides are 16-byte aligned. Live
 // lengths must lie in [1, what the request's part of the cache holds]; out-of-range values are clamped on
 // the device (a length of 0 leaves that request's rows of out unwritten). Host-only header.
@@ -31,6 +33,11 @@ namespace leanattn::cuda {
 // Throws InputError (naming the API's parameter: q, q_len, head_dim) when the kernels do not cover this
 // shape or dtype.
 void check_supported(const Problem& shape, DType dtype);
+
+// New tokens per request the kernels decode at most (speculative decoding's drafts), and the most query rows
+// (group · q_len) one output tile may hold at a head dim.
+inline constexpr std::int64_t max_q_len = 8;
+std::int64_t max_q_rows(std::int64_t head_dim);
 
 // The current GPU as a DeviceSpec: its name, its SM count, and how many CTAs of the kernel that serves
 // `shape` fit on one SM (so that a stream-k plan's hosts only ever wait on co-resident CTAs). The planner's

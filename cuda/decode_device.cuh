@@ -79,20 +79,35 @@ template <int N>
 __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 
 // Where one segment's data lives: request b, KV head h, its tokens [tok_begin, tok_end) (the last LeanTile
-// may be partial; the live plan only hands out LeanTiles that hold tokens, so the range is never empty),
-// the first of its ROWS query heads, and where its tokens sit in K and V (the per-request part of the
-// address arithmetic, done once per segment: core's kv_tokens, the very arithmetic the CPU executor and the
-// float64 reference use).
+// may be partial; the live plan only hands out LeanTiles that hold tokens, so the range is never empty), the
+// request's live tokens, the first of its query heads, and where its tokens sit in K and V (the per-request
+// part of the address arithmetic, done once per segment: core's kv_tokens, the very arithmetic the CPU
+// executor and the float64 reference use).
 struct SegmentSpan {
-    std::int64_t b, h, tok_begin, tok_end, head0;
+    std::int64_t b, h, tok_begin, tok_end, tokens, head0;
     tensors::KvTokens kv;
 };
-template <int ROWS>
 __device__ inline SegmentSpan segment_span(const DecodeParams& p, const Segment& seg) {
     const std::int64_t kv_heads = p.plan.kv_heads;
     const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
     const std::int64_t tokens = tensors::live_tokens(p.tensors.kv, p.tensors.seqlens, b);
-    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), h * ROWS, tensors::kv_tokens(p.tensors.kv, b, h)};
+    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), tokens, h * p.group, tensors::kv_tokens(p.tensors.kv, b, h)};
+}
+
+// Where query row r of an output tile belongs: new token r mod q_len of the tile's query head r / q_len.
+struct RowPlace {
+    int token, head;
+};
+__device__ inline RowPlace row_place(const DecodeParams& p, int r) {
+    const int head = (r * p.q_len_reciprocal) >> 16;
+    return {r - head * p.q_len, head};
+}
+
+// The end of the tokens query row r sees within the segment: row r is new token r mod q_len, which sees the
+// first tokens − q_len + (r mod q_len) + 1 of its request (all of them with q_len 1).
+__device__ inline std::int64_t row_token_end(const DecodeParams& p, const SegmentSpan& span, int r) {
+    const std::int64_t seen = span.tokens - p.q_len + row_place(p, r).token + 1;
+    return seen < span.tok_end ? seen : span.tok_end;
 }
 
 // Calls f(offset_of), offset_of(t) being the element offset of token t of the segment's (request, KV head)
@@ -110,11 +125,12 @@ __device__ inline void with_token_offsets(const SegmentSpan& span, F f) {
 }
 
 // Element offset of query row r of the segment's output tile in q (and, with out's strides, in out).
-__device__ inline std::int64_t query_row_offset(const HeadTensor& t, const SegmentSpan& span, std::int64_t r) {
-    return tensors::row_offset(t, span.b, 0, span.head0 + r);
+__device__ inline std::int64_t query_row_offset(const DecodeParams& p, const HeadTensor& t, const SegmentSpan& span, int r) {
+    const RowPlace at = row_place(p, r);
+    return tensors::row_offset(t, span.b, at.token, span.head0 + at.head);
 }
 
-// A warp's end-of-segment state, written over its own (then idle) stage memory.
+// A warp's end-of-segment state, written over its own (then idle) stage memory: the rows and dims it holds.
 template <int ROWS, int D>
 struct WarpState {
     float m[ROWS];
@@ -183,28 +199,61 @@ __device__ inline std::int64_t segment_contributors(const DecodeParams& p, const
 
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
-// Row r's softmax result: O = a / l into out, and the natural-log LSE m·ln 2 + ln l (m is in log2 units)
-// into softmax_lse when the caller asked for it. The LSE of a row is written by the thread holding d = 0.
-template <typename T, int D>
-__device__ inline void store_output(const DecodeParams& p, const SegmentSpan& span, int r, int d, float m, float l, float a) {
-    T* O = static_cast<T*>(p.tensors.o.data);
-    from_float(a / l, O + query_row_offset(p.tensors.o, span, r) + d);
+// Row r's softmax result: O = a / l for `count` consecutive dims from d0 into out, and the natural-log LSE
+// m·ln 2 + ln l (m is in log2 units) into softmax_lse when the caller asked for it (by the thread holding d = 0).
+// Row r's place (new token r mod q_len of query head head0 + r / q_len) is found once for its values. A row
+// that saw no token (a live length shorter than q_len, which the host refuses where it can read the lengths)
+// gets O = 0 and LSE = −∞ rather than 0 / 0.
+template <typename T, int count>
+__device__ inline void store_output(const DecodeParams& p, const SegmentSpan& span, int r, int d0, float m, float l, const float (&a)[count]) {
+    const RowPlace at = row_place(p, r);
+    const std::int64_t token = at.token, head = span.head0 + at.head;
+    T* O = static_cast<T*>(p.tensors.o.data) + tensors::row_offset(p.tensors.o, span.b, token, head) + d0;
+#pragma unroll
+    for (int k = 0; k < count; ++k) from_float(l > 0.0f ? a[k] / l : 0.0f, O + k);
     const LseTensor& lse = p.tensors.lse;
-    if (d == 0 && lse.data != nullptr) lse.data[tensors::lse_offset(lse, span.b, 0, span.head0 + r)] = m * 0.69314718055994531f + logf(l);
+    if (d0 == 0 && lse.data != nullptr) {
+        lse.data[tensors::lse_offset(lse, span.b, token, head)] = l > 0.0f ? m * 0.69314718055994531f + logf(l) : -INFINITY;
+    }
 }
 
-// How the end of a segment splits an output tile (ROWS × D values) over the CTA's threads: each thread
-// holds `dims` consecutive values of one row, so the softmax scale factors, which depend on the row only,
-// are computed once per thread and applied to its values with multiply-adds. Threads past `active` idle.
+// How the end of a segment splits an output tile (ROWS × D values, ROWS the kernel's row count) over the
+// CTA's threads: each thread holds `dims` consecutive values of one row, so the softmax scale factors, which
+// depend on the row only, are computed once per thread and applied to its values with multiply-adds. A large
+// tile is done in passes of `rows_per_pass` rows, so no thread holds more than 4 values of each of the up to 16
+// states it merges at once (8 of the CTA's, 8 peers'). Threads past `active` idle, and so do rows past the
+// problem's own count.
 template <int ROWS, int D>
 struct RowSlice {
-    static constexpr int dims = ROWS * D >= threads ? ROWS * D / threads : 1;
+    static constexpr int per_thread = ROWS * D / threads;
+    static constexpr int dims = per_thread >= 4 ? 4 : per_thread >= 2 ? 2 : 1;
     static constexpr int lanes_per_row = D / dims;
-    static constexpr int active = ROWS * lanes_per_row;
-    static_assert(ROWS * D <= threads || ROWS * D == threads * dims, "an output tile splits evenly over the threads");
+    static constexpr int rows_per_pass = threads / lanes_per_row < ROWS ? threads / lanes_per_row : ROWS;
+    static constexpr int passes = (ROWS + rows_per_pass - 1) / rows_per_pass;
+    static constexpr int active = rows_per_pass * lanes_per_row;
+    static_assert(D % dims == 0 && lanes_per_row <= threads, "a row splits evenly over at most one CTA of threads");
     int row, dim0;
-    __device__ RowSlice() : row(threadIdx.x / lanes_per_row), dim0((threadIdx.x % lanes_per_row) * dims) {}
-    __device__ bool on() const { return threadIdx.x < active; }
+    __device__ explicit RowSlice(int pass) : row(pass * rows_per_pass + threadIdx.x / lanes_per_row), dim0((threadIdx.x % lanes_per_row) * dims) {}
+    __device__ bool on(int rows) const { return threadIdx.x < active && row < rows; }
+};
+
+// Where the end of a segment finds the CTA's partial states in shared memory: `count` of them, each the
+// softmax state of every row over the tokens of its warp (decode_simt.cuh) or team of warps (decode_mma.cuh),
+// to be merged in order. State s of row r, dim d lives in the WarpState of warp
+//   s · TEAM + (r / ROW_TILE) · DIM_SLICES + d / D_SLICE,    row r mod ROW_TILE, dim d mod D_SLICE:
+// a team of TEAM warps holds ROW_TILE rows × D_SLICE dims per warp (every warp of a row tile holds its m and l).
+template <int ROW_TILE, int D_SLICE, int TEAM, int DIM_SLICES>
+struct SharedStates {
+    static constexpr int count = warps / TEAM;
+    const uint4* smem;
+    int warp_slots;
+    __device__ const WarpState<ROW_TILE, D_SLICE>* at(int s, int r, int d) const {
+        const int w = s * TEAM + (r / ROW_TILE) * DIM_SLICES + d / D_SLICE;
+        return reinterpret_cast<const WarpState<ROW_TILE, D_SLICE>*>(smem + w * warp_slots);
+    }
+    __device__ float m(int s, int r) const { return at(s, r, 0)->m[r % ROW_TILE]; }
+    __device__ float l(int s, int r) const { return at(s, r, 0)->l[r % ROW_TILE]; }
+    __device__ float a(int s, int r, int d) const { return at(s, r, d)->acc[r % ROW_TILE][d % D_SLICE]; }
 };
 
 // One row's softmax state over `dims` values: the running max m (log2 units), the sum l, the un-scaled a.
@@ -236,67 +285,27 @@ __device__ inline void merge_row_states(RowState<dims>& into, const RowState<dim
     into.m = mx;
 }
 
-// The end of a segment, once every warp has written its WarpState into its stage memory and the CTA
-// has passed a barrier: merge the warps in warp order; then, by the segment's role in the plan,
-// store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials
-// in plan order, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
+// The end of a segment, once every warp has written its WarpState into its stage memory and the CTA has
+// passed a barrier: merge the CTA's states (SharedStates) in order; then, by the segment's role in the plan,
+// store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials in
+// plan order, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
+// A partial slot holds rows · D un-scaled accumulators, then rows maxima, then rows sums (rows = p.rows, the
+// problem's own count: workspace.hpp's partial_floats).
 // The code here runs once per segment, from a cold instruction cache: it is kept short (no per-value
 // exponentials, loops over peers not unrolled beyond one batch of loads).
-template <typename T, int D, int ROWS, bool Trace, typename StateOf>
+template <typename T, int D, int ROWS, bool Trace, typename States>
 __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const SegmentSpan& span, std::int64_t cta, std::int64_t contributors,
-                               StateOf state_of, CtaTrace<Trace>& trace) {
+                               const States& states, CtaTrace<Trace>& trace) {
     using Slice = RowSlice<ROWS, D>;
     constexpr int dims = Slice::dims;
-    constexpr int entries = ROWS * D;                          // output values of one output tile
-    constexpr std::int64_t slot_floats = entries + 2 * ROWS;  // = partial_floats() with q_len 1: a, then m, then l
-    const Slice me;
-    const int r = me.row, d0 = me.dim0;
-
-    RowState<dims> acc;
-    if (me.on()) {
-        RowState<dims> warp_states[warps];
-#pragma unroll
-        for (int w = 0; w < warps; ++w) {
-            warp_states[w].m = state_of(w)->m[r];
-            warp_states[w].l = state_of(w)->l[r];
-#pragma unroll
-            for (int k = 0; k < dims; ++k) warp_states[w].a[k] = state_of(w)->acc[r][d0 + k];
-        }
-        acc = warp_states[0];
-        RowState<dims> rest[warps - 1];
-#pragma unroll
-        for (int w = 1; w < warps; ++w) rest[w - 1] = warp_states[w];
-        merge_row_states(acc, rest, warps - 1);
-    }
+    const int rows = p.rows;
+    const std::int64_t entries = static_cast<std::int64_t>(rows) * D;
+    const std::int64_t slot_floats = entries + 2 * rows;
 
     const bool split = plan::segment_is_split(seg);
+    const bool stores_partial = split && (!seg.host || !p.fused);  // for someone else to reduce
     float* const slot = p.partials + cta * slot_floats;
-    if (split && (!seg.host || !p.fused)) {
-        // A partial for someone else to reduce: un-scaled a, m, l.
-        if (me.on()) {
-#pragma unroll
-            for (int k = 0; k < dims; ++k) slot[r * D + d0 + k] = acc.a[k];
-            if (d0 == 0) {
-                slot[entries + r] = acc.m;
-                slot[entries + ROWS + r] = acc.l;
-            }
-        }
-        if (p.fused) {
-            // Then the flag. The barrier makes every thread's stores of the partial precede thread 0's
-            // gpu-scope release store, and a release is cumulative over what the barrier ordered before it (as
-            // a fence.acq_rel would be; no heavier sequentially consistent fence is needed): a host that acquires
-            // the 1 sees the whole partial. The flag was 0 when this launch began: the prologue cleared it, and
-            // stream order puts the prologue after the previous run's kernels and before this one. A CTA stores
-            // at most one partial per run (only its first segment can be a non-host one), so a flag goes 0 → 1
-            // once and a waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA
-            // graph (whose kernel parameters never change) stays correct.
-            __syncthreads();
-            if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
-        }
-        // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
-        return;
-    }
-    if (split) {
+    if (split && !stores_partial) {
         // Host: this CTA, whose peers are the next CTAs. Acquire every peer's flag at once (thread i waits
         // on peer i), one barrier, then merge the partials in plan order, a batch of peers at a time: every
         // load of a batch is issued before the first merge, so a batch costs one L2 round trip.
@@ -309,8 +318,37 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
         }
         __syncthreads();
         trace.wait_end();
-        constexpr int batch = 8;
-        if (me.on()) {
+    }
+#pragma unroll 1
+    for (int pass = 0; pass < Slice::passes; ++pass) {
+        const Slice me(pass);
+        if (!me.on(rows)) continue;
+        const int r = me.row, d0 = me.dim0;
+        RowState<dims> acc, rest[States::count > 1 ? States::count - 1 : 1];
+        acc.m = states.m(0, r);
+        acc.l = states.l(0, r);
+#pragma unroll
+        for (int k = 0; k < dims; ++k) acc.a[k] = states.a(0, r, d0 + k);
+#pragma unroll
+        for (int s = 1; s < States::count; ++s) {
+            rest[s - 1].m = states.m(s, r);
+            rest[s - 1].l = states.l(s, r);
+#pragma unroll
+            for (int k = 0; k < dims; ++k) rest[s - 1].a[k] = states.a(s, r, d0 + k);
+        }
+        merge_row_states(acc, rest, States::count - 1);
+        if (stores_partial) {
+            // A partial: un-scaled a, m, l.
+#pragma unroll
+            for (int k = 0; k < dims; ++k) slot[r * D + d0 + k] = acc.a[k];
+            if (d0 == 0) {
+                slot[entries + r] = acc.m;
+                slot[entries + rows + r] = acc.l;
+            }
+            continue;
+        }
+        if (split) {
+            constexpr int batch = 8;
 #pragma unroll 1
             for (std::int64_t i0 = 1; i0 < contributors; i0 += batch) {
                 const int count = static_cast<int>(contributors - i0 < batch ? contributors - i0 : batch);
@@ -321,18 +359,28 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
                     // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
                     const float* other = p.partials + (cta + i0 + b) * slot_floats;
                     peers[b].m = __ldcg(other + entries + r);
-                    peers[b].l = __ldcg(other + entries + ROWS + r);
+                    peers[b].l = __ldcg(other + entries + rows + r);
 #pragma unroll
                     for (int k = 0; k < dims; ++k) peers[b].a[k] = __ldcg(other + r * D + d0 + k);
                 }
                 merge_row_states(acc, peers, count);
             }
         }
+        store_output<T>(p, span, r, d0, acc.m, acc.l, acc.a);
     }
-    if (me.on()) {
-#pragma unroll
-        for (int k = 0; k < dims; ++k) store_output<T, D>(p, span, r, d0 + k, acc.m, acc.l, acc.a[k]);
+    if (stores_partial && p.fused) {
+        // Then the flag. The barrier makes every thread's stores of the partial precede thread 0's gpu-scope
+        // release store, and a release is cumulative over what the barrier ordered before it (as a
+        // fence.acq_rel would be; no heavier sequentially consistent fence is needed): a host that acquires the
+        // 1 sees the whole partial. The flag was 0 when this launch began: the prologue cleared it, and stream
+        // order puts the prologue after the previous run's kernels and before this one. A CTA stores at most
+        // one partial per run (only its first segment can be a non-host one), so a flag goes 0 → 1 once and a
+        // waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA graph (whose
+        // kernel parameters never change) stays correct.
+        __syncthreads();
+        if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
     }
+    // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
 }
 
 }  // namespace detail

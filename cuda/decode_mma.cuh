@@ -1,19 +1,26 @@
-// decode_mma.cuh — the decode kernel on tensor cores, for 2, 4 or 8 query rows per output tile (GQA).
+// decode_mma.cuh — the decode kernel on tensor cores, for output tiles of 2 to 128 query rows (GQA groups,
+// MQA, several new tokens per request) and for every head dim it takes with one row (96: decode_simt.cuh
+// takes 64, 128 and 256).
 //
-// With g query heads per KV head, every K and V element serves g rows. On CUDA cores that costs g dot
-// products and g lane-reductions per element and the kernel becomes compute-bound; here each warp does
-// FlashAttention-2's inner loop with mma.sync m16n8k16 (rows padded to 16), so the arithmetic is nearly
-// free and the kernel streams at memory speed again.
+// With R query rows per KV head, every K and V element serves R rows. On CUDA cores that costs R dot
+// products and R lane-reductions per element and the kernel becomes compute-bound; here each warp does
+// FlashAttention-2's inner loop with mma.sync m16n8k16 on a tile of 16 rows (padded), so the arithmetic is
+// nearly free and the kernel streams at memory speed again.
 //
-// Per warp and per block of 16 tokens (dealt round-robin to the 8 warps, as in decode_simt.cuh):
+// Warps work in teams (MmaShape): a team shares one cp.async pipeline, and each of its warps computes one
+// 16-row tile of the output tile (and, at head dim 256, one half of its dims: 256 dims of output would not
+// fit one warp's registers, nor two 16-token blocks one warp's 24 KB of stages). With 16 rows or fewer a team
+// is one warp, as FlashAttention-2's decode is; 128 rows make one team of 8 warps that all read every block.
+// K and V are read from memory once per output tile either way. Blocks of 16 tokens are dealt round-robin to
+// the teams; per warp and block:
 //   S (16 × 16 tokens)  = Q (16 × D) · Kᵀ          A: Q fragments held in registers for the segment
 //                                                     B: K rows from shared memory by ldmatrix
-//   online softmax on S's fragments (rows = lane / 4; 4 lanes share a row)
-//   O (16 × D)         += P (16 × 16) · V          A: P, straight from S's accumulator layout
+//   online softmax on S's fragments (lane holds rows lane / 4 and lane / 4 + 8; 4 lanes share a row), each
+//   row masked at the tokens it sees (causal among the new tokens)
+//   O (16 × D_SLICE)   += P (16 × 16) · V          A: P, straight from S's accumulator layout
 //                                                     B: V from shared memory by ldmatrix.trans
-// K and V blocks stream through the per-warp cp.async pipeline in an XOR-swizzled layout (16-byte chunk c
-// of token t sits at c ^ (t mod 8)), so the 8 rows an ldmatrix reads hit 8 different bank groups.
-// Shapes: core/decode_tensors.hpp; Trace: cta_trace.cuh.
+// K and V blocks sit in shared memory swizzled (16-byte chunk c of token t moves by t), so the 8 rows one
+// ldmatrix reads hit 8 different bank groups. Shapes: core/decode_tensors.hpp; Trace: cta_trace.cuh.
 #pragma once
 
 #include "decode_device.cuh"
@@ -54,6 +61,45 @@ __device__ inline void ldmatrix_x4_trans(std::uint32_t r[4], const void* smem_ro
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
+// How the warps of one CTA share an output tile of ROWS rows (the kernel's row count, ≥ the problem's) at
+// head dim D: row_tiles tiles of 16 rows × dim_slices slices of the head dim per team of `team` warps,
+// `teams` teams per CTA.
+template <int ROWS, int D>
+struct MmaShape {
+    static constexpr int row_tiles = ROWS <= 16 ? 1 : ROWS / 16;
+    static constexpr int dim_slices = D == 256 ? 2 : 1;
+    static constexpr int team = row_tiles * dim_slices;
+    static constexpr int teams = warps / team;
+    static constexpr int slice_dims = D / dim_slices;
+    static_assert(ROWS <= 16 || ROWS % 16 == 0, "more than 16 rows come in whole tiles of 16");
+    static_assert(team <= warps && warps % team == 0, "the teams tile the CTA's warps");
+};
+
+// Where 16-byte chunk c of token t of a block sits (in chunks from the block's start): rows of `chunks`
+// chunks, chunk c moved by t so that 8 consecutive tokens' same chunk land in 8 different bank groups (an
+// ldmatrix reads 8 such rows at once). Rows of 8, 16 or 32 chunks: c xor (t mod 8). Rows of 12 (head dim 96),
+// whose starts fall on bank groups 0 and 4 alternately: within c's aligned group of 4, c xor ((t mod 8) / 2).
+template <int chunks>
+__device__ inline int swizzled(int t, int c) {
+    if constexpr (chunks % 8 == 0) return t * chunks + (c ^ (t & 7));
+    else {
+        static_assert(chunks % 4 == 0, "rows of whole groups of 4 chunks");
+        return t * chunks + ((c & ~3) | ((c ^ ((t & 7) >> 1)) & 3));
+    }
+}
+
+// Waits until the other warps of a team are where this one is: a one-warp team only needs its lanes to agree;
+// larger teams wait for the whole CTA (all teams then take the same number of turns: see the main loop). A
+// named barrier per team (bar.sync id, threads) let teams drift apart, but compute-sanitizer's racecheck
+// reported hazards between one warp's cp.async into a stage and its partner's ldmatrix out of it with two-warp
+// teams (none with one team of 8 warps, none with __syncthreads), and a correct kernel that cannot be checked
+// is worth less than the drift.
+template <int team_warps>
+__device__ inline void team_sync() {
+    if constexpr (team_warps == 1) __syncwarp();
+    else __syncthreads();
+}
+
 }  // namespace detail
 
 // Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
@@ -61,23 +107,33 @@ __device__ inline void ldmatrix_x4_trans(std::uint32_t r[4], const void* smem_ro
 template <typename T, int D, int ROWS, bool Trace>
 __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const DecodeParams p) {
     using namespace detail;
-    static_assert(D == 64 || D == 128, "head_dim 64 or 128");
-    static_assert(ROWS >= 1 && ROWS <= 8, "rows 8..15 of the m16 tile are padding");
+    using Shape = MmaShape<ROWS, D>;
+    static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head_dim 64, 96, 128 or 256");
     constexpr int block_tokens = 16;
     constexpr int chunks = D / 8;                           // 16-byte chunks per token row
-    constexpr int stage_slots = 2 * block_tokens * chunks;  // K block, then V block
-    constexpr int stages = stages_for(stage_slots * 16);
+    constexpr int block_slots = block_tokens * chunks;      // one block of K (or V)
+    constexpr int stage_slots = 2 * block_slots;            // K block, then V block
+    constexpr int team_slots = Shape::team * warp_smem_bytes / 16;
+    constexpr int stages = team_slots / stage_slots;
     static_assert(stages >= 3, "at least two blocks in flight while one is computed");
     constexpr int warp_slots = warp_smem_bytes / 16;
-    static_assert(sizeof(WarpState<ROWS, D>) <= warp_smem_bytes, "a warp's state fits its stage memory");
+    constexpr int slice_dims = Shape::slice_dims;
+    static_assert(sizeof(WarpState<16, slice_dims>) <= warp_smem_bytes, "a warp's state fits its stage memory");
+    constexpr int copies_per_lane = (block_slots + 32 * Shape::team - 1) / (32 * Shape::team);
+    // With 8 rows or fewer, rows 8-15 of the tile (c2, c3; a1, a3) are padding: their softmax is skipped.
+    constexpr bool second_row = ROWS > 8;
 
     extern __shared__ uint4 smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row = lane / 4;       // accumulator row of this lane (c0, c1); c2, c3 are padding rows
+    const int team = warp / Shape::team, member = warp % Shape::team;
+    const int row_tile = member / Shape::dim_slices, dim_slice = member % Shape::dim_slices;
+    const int team_lane = member * 32 + lane;
+    const int row0 = 16 * row_tile + lane / 4, row1 = row0 + 8;  // accumulator rows of this lane: (c0, c1), (c2, c3)
     const int col2 = 2 * (lane % 4);
-    uint4* const warp_smem = smem + warp * warp_slots;
-    auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * warp_slots); };
-    auto slot = [](uint4* block, int token, int chunk) { return block + token * chunks + (chunk ^ (token & 7)); };
+    const int rows = p.rows;
+    const bool computes = 16 * row_tile < rows;  // a tile wholly past the problem's rows only copies
+    uint4* const team_smem = smem + team * team_slots;
+    const SharedStates<16, slice_dims, Shape::team, Shape::dim_slices> states{smem, warp_slots};
     const std::int64_t cta = blockIdx.x;
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k);
@@ -86,39 +142,49 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
         trace.segment_begin();
         const Segment seg = walker.current();
-        const SegmentSpan span = segment_span<ROWS>(p, seg);
+        const SegmentSpan span = segment_span(p, seg);
         const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
+        // The tokens each of this lane's two rows sees (a row past the problem's sees none).
+        const std::int64_t end0 = row0 < rows ? row_token_end(p, span, row0) : tok_begin;
+        const std::int64_t end1 = second_row && row1 < rows ? row_token_end(p, span, row1) : tok_begin;
 
-        // Q as the A operand, per 16-dim k-chunk: a0 = (row, col2..+1), a2 = (row, col2+8..+9); rows ≥ ROWS
-        // and the padding rows 8..15 (a1, a3) are zero.
+        // Q as the A operand, per 16-dim k-chunk: a0 = (row0, col2..+1), a1 = (row1, col2..+1),
+        // a2 = (row0, col2+8..+9), a3 = (row1, col2+8..+9); rows past the problem's are zero.
         std::uint32_t qa[D / 16][4];
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
-            const T* qrow = Q + query_row_offset(p.tensors.q, span, row < ROWS ? row : 0) + kc * 16 + col2;
-            qa[kc][0] = row < ROWS ? load2(qrow) : 0u;
-            qa[kc][2] = row < ROWS ? load2(qrow + 8) : 0u;
-            qa[kc][1] = qa[kc][3] = 0u;
+            const T* q0 = Q + query_row_offset(p, p.tensors.q, span, row0 < rows ? row0 : 0) + kc * 16 + col2;
+            const T* q1 = Q + query_row_offset(p, p.tensors.q, span, row1 < rows ? row1 : 0) + kc * 16 + col2;
+            qa[kc][0] = row0 < rows ? load2(q0) : 0u;
+            qa[kc][2] = row0 < rows ? load2(q0 + 8) : 0u;
+            qa[kc][1] = second_row && row1 < rows ? load2(q1) : 0u;
+            qa[kc][3] = second_row && row1 < rows ? load2(q1 + 8) : 0u;
         }
-        float o[D / 8][4];
+        float o[slice_dims / 8][4];
 #pragma unroll
-        for (int nd = 0; nd < D / 8; ++nd) o[nd][0] = o[nd][1] = o[nd][2] = o[nd][3] = 0.0f;
-        float m = -INFINITY, l = 0.0f;  // of this lane's row
+        for (int nd = 0; nd < slice_dims / 8; ++nd) o[nd][0] = o[nd][1] = o[nd][2] = o[nd][3] = 0.0f;
+        float m0 = -INFINITY, l0 = 0.0f, m1 = -INFINITY, l1 = 0.0f;  // of this lane's rows
 
-        const std::int64_t first = tok_begin + warp * block_tokens;
-        const std::int64_t blocks = first < tok_end ? (tok_end - first + warps * block_tokens - 1) / (warps * block_tokens) : 0;
+        const std::int64_t first = tok_begin + team * block_tokens;
+        const std::int64_t stride = Shape::teams * block_tokens;
+        const std::int64_t blocks = first < tok_end ? (tok_end - first + stride - 1) / stride : 0;
+        // Teams of several warps synchronise CTA-wide (team_sync), so every team takes as many turns as the
+        // first, which has the most blocks; a team past its own blocks only keeps the barriers.
+        const std::int64_t turns = Shape::team == 1 ? blocks : (tok_end - tok_begin + stride - 1) / stride;
         auto issue = [&](std::int64_t i) {
             if (i < blocks) {
-                uint4* kb = warp_smem + (i % stages) * stage_slots;
-                uint4* vb = kb + block_tokens * chunks;
-                const std::int64_t start = first + i * warps * block_tokens;
+                uint4* kb = team_smem + (i % stages) * stage_slots;
+                uint4* vb = kb + block_slots;
+                const std::int64_t start = first + i * stride;
                 with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
-                    for (int j = 0; j < block_tokens * chunks / 32; ++j) {
-                        const int e = lane + 32 * j, t = e / chunks, c = e % chunks;
+                    for (int j = 0; j < copies_per_lane; ++j) {
+                        const int e = team_lane + 32 * Shape::team * j, t = e / chunks, c = e % chunks;
+                        if (block_slots % (32 * Shape::team) != 0 && e >= block_slots) break;
                         const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
                         const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
-                        cp_async_16(slot(kb, t, c), K + src, live);
-                        cp_async_16(slot(vb, t, c), V + src, live);
+                        cp_async_16(kb + swizzled<chunks>(t, c), K + src, live);
+                        cp_async_16(vb + swizzled<chunks>(t, c), V + src, live);
                     }
                 });
             }
@@ -127,8 +193,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         // The pipeline's fill is the loop's first (stages − 1) turns, so issue() has one call site: the code
         // run once per segment stays small (a cold instruction cache is part of every segment's fixed cost).
         std::int64_t contributors = 1;
-        for (std::int64_t i = 1 - stages; i < blocks; ++i) {
-            __syncwarp();  // every lane is done reading the stage the next issue overwrites
+        for (std::int64_t i = 1 - stages; i < turns; ++i) {
+            team_sync<Shape::team>();  // every warp of the team is done reading the stage the next issue overwrites
             issue(i + stages - 1);
             if (i < 0) {
                 // The fill's last turn: the peers a host waits for, found while its first copies fly.
@@ -136,10 +202,11 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                 continue;
             }
             cp_async_wait<stages - 1>();
-            __syncwarp();  // other lanes' copies of block i are visible
-            uint4* kb = warp_smem + (i % stages) * stage_slots;
-            uint4* vb = kb + block_tokens * chunks;
-            const std::int64_t start = first + i * warps * block_tokens;
+            team_sync<Shape::team>();  // the team's copies of block i are visible to all its lanes
+            if (Shape::team > 1 && (!computes || i >= blocks)) continue;  // one warp's tile always has rows and blocks
+            const uint4* kb = team_smem + (i % stages) * stage_slots;
+            const uint4* vb = kb + block_slots;
+            const std::int64_t start = first + i * stride;
 
             // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of the block.
             float s[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
@@ -149,80 +216,110 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                 for (int kc2 = 0; kc2 < D / 32; ++kc2) {
                     // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
                     std::uint32_t kf[4];
-                    ldmatrix_x4(kf, slot(kb, nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
+                    ldmatrix_x4(kf, kb + swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
                     mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
                     mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
                 }
             }
-            // Online softmax on this lane's row: its 4 scores are tokens col2, col2+1 of each 8-token half.
-            float mx = -INFINITY;
+            // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
+            // row0 (c0, c1) and row1 (c2, c3).
+            float mx0 = -INFINITY, mx1 = -INFINITY;
 #pragma unroll
             for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
-                    const bool live = start + nt * 8 + col2 + c < tok_end;
-                    s[nt][c] = live ? s[nt][c] * p.scale_log2 : -INFINITY;
-                    mx = fmaxf(mx, s[nt][c]);
+                    const std::int64_t token = start + nt * 8 + col2 + c;
+                    s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
+                    s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
+                    mx0 = fmaxf(mx0, s[nt][c]);
+                    mx1 = fmaxf(mx1, s[nt][2 + c]);
                 }
             }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float m_new = fmaxf(m, mx);
-            const float correction = m_new == -INFINITY ? 1.0f : exp2_or_zero(m - m_new);
-            float pr[2][2], psum = 0.0f;
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+            if constexpr (second_row) {
+                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+            }
+            const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
+            const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
+            const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
+            float pr[2][4], psum0 = 0.0f, psum1 = 0.0f;
 #pragma unroll
             for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
-                    pr[nt][c] = m_new == -INFINITY ? 0.0f : exp2_or_zero(s[nt][c] - m_new);
-                    psum += pr[nt][c];
+                    pr[nt][c] = new0 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][c] - new0);
+                    pr[nt][2 + c] = !second_row || new1 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][2 + c] - new1);
+                    psum0 += pr[nt][c];
+                    psum1 += pr[nt][2 + c];
                 }
             }
-            psum += __shfl_xor_sync(0xffffffffu, psum, 1);
-            psum += __shfl_xor_sync(0xffffffffu, psum, 2);
-            l = l * correction + psum;
-            m = m_new;
+            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 1);
+            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 2);
+            if constexpr (second_row) {
+                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 1);
+                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 2);
+            }
+            l0 = l0 * corr0 + psum0;
+            l1 = l1 * corr1 + psum1;
+            m0 = new0;
+            m1 = new1;
 
-            // O = diag(correction) O + P · V. P as the A operand (16 rows × 16 tokens): S's accumulator
-            // layout is already A's, so P is packed in place; padding rows stay zero.
+            // O = diag(correction) O + P · V over this warp's dims. P as the A operand (16 rows × 16 tokens):
+            // S's accumulator layout is already A's, so P is packed in place.
             std::uint32_t pa[4];
             pa[0] = pack2(pr[0][0], pr[0][1], V);
+            pa[1] = pack2(pr[0][2], pr[0][3], V);
             pa[2] = pack2(pr[1][0], pr[1][1], V);
-            pa[1] = pa[3] = 0u;
+            pa[3] = pack2(pr[1][2], pr[1][3], V);
 #pragma unroll
-            for (int nd2 = 0; nd2 < D / 16; ++nd2) {
-                // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2 + lane/16 → b0/b1 of
-                // dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
+            for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
+                // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
+                // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
+                const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
                 std::uint32_t vf[4];
-                ldmatrix_x4_trans(vf, slot(vb, ((lane / 8) % 2) * 8 + (lane % 8), 2 * nd2 + lane / 16));
+                ldmatrix_x4_trans(vf, vb + swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {
                     float* acc = o[2 * nd2 + half];
-                    acc[0] *= correction;
-                    acc[1] *= correction;
+                    acc[0] *= corr0;
+                    acc[1] *= corr0;
+                    acc[2] *= corr1;
+                    acc[3] *= corr1;
                     mma_16816(acc, pa, vf[2 * half], vf[2 * half + 1], V);
                 }
             }
         }
         cp_async_wait<0>();
-        __syncwarp();
+        team_sync<Shape::team>();  // no warp of the team reads a stage any more: their memory can hold states
 
-        // Warp state → shared memory (rows < ROWS only; the 4 lanes of a row hold its m and l alike).
-        if (row < ROWS) {
-            WarpState<ROWS, D>* st = state_of(warp);
+        // Warp state → its own shared memory: its 16 rows × slice_dims (the 4 lanes of a row hold its m and l
+        // alike). A warp whose tile lies past the problem's rows writes nothing: nobody reads those rows.
+        if (computes) {
+            WarpState<16, slice_dims>* st = reinterpret_cast<WarpState<16, slice_dims>*>(smem + warp * warp_slots);
+            const int r0 = lane / 4, r1 = r0 + 8;
 #pragma unroll
-            for (int nd = 0; nd < D / 8; ++nd) {
-                st->acc[row][nd * 8 + col2] = o[nd][0];
-                st->acc[row][nd * 8 + col2 + 1] = o[nd][1];
+            for (int nd = 0; nd < slice_dims / 8; ++nd) {
+                st->acc[r0][nd * 8 + col2] = o[nd][0];
+                st->acc[r0][nd * 8 + col2 + 1] = o[nd][1];
+                if constexpr (second_row) {
+                    st->acc[r1][nd * 8 + col2] = o[nd][2];
+                    st->acc[r1][nd * 8 + col2 + 1] = o[nd][3];
+                }
             }
             if (lane % 4 == 0) {
-                st->m[row] = m;
-                st->l[row] = l;
+                st->m[r0] = m0;
+                st->l[r0] = l0;
+                if constexpr (second_row) {
+                    st->m[r1] = m1;
+                    st->l[r1] = l1;
+                }
             }
         }
         __syncthreads();
         trace.stream_end();
-        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, state_of, trace);
+        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, states, trace);
         __syncthreads();  // shared state is reused by the next segment
         trace.segment_end();
     }

@@ -1,7 +1,9 @@
 // decode_params.cuh — everything one decode launch reads, as one plain struct passed by value.
 //
-// Tensors: core/decode_tensors.hpp (device memory). With q_len 1, output tile o = b · kv_heads + h holds
-// ROWS = group query rows: query head h · ROWS + r of request b, token 0. Workspace sections: workspace.hpp.
+// Tensors: core/decode_tensors.hpp (device memory). Output tile o = b · kv_heads + h holds rows = group · q_len
+// query rows: row r is query head h · group + r / q_len of request b, its new token r mod q_len, which sees the
+// first seqlen − q_len + (r mod q_len) + 1 tokens (causal among the new ones). The kernels are compiled for a
+// row count at least `rows` (kernel_set.hpp); the rows past it are padding. Workspace sections: workspace.hpp.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,11 @@ struct DecodeParams {
     const LivePlan* live = nullptr;
     DecodeTensors tensors;
     std::int64_t tile = 0;        // LeanTile in tokens
+    int group = 1;                // query heads per KV head
+    int q_len = 1;                // new tokens per request
+    int rows = 1;                 // query rows of one output tile: group · q_len
+    int q_len_reciprocal = 65536; // ⌈2^16 / q_len⌉: r / q_len = (r · this) >> 16 for every row r < 2^16 / q_len²
+                                  // (rows ≤ 128, q_len ≤ 8), a multiply instead of a division (row_place)
     float scale_log2 = 0.0f;      // softmax scale × log2(e): scores go through exp2
     float* partials = nullptr;    // (grid, partial_floats): un-scaled O, then m, then l
     std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; cleared by the prologue

@@ -1,5 +1,5 @@
-// decode_simt.cuh — the decode kernel on CUDA cores, for one query row per output tile (MHA; GQA groups go
-// to decode_mma.cuh, where the rows share tensor-core work; the template takes any ROWS): every CTA walks
+// decode_simt.cuh — the decode kernel on CUDA cores, for one query row per output tile (MHA with q_len 1; more
+// rows go to decode_mma.cuh, where they share tensor-core work; the template takes any ROWS): every CTA walks
 // its plan segments with the core's CtaWalker and runs Algorithm 1 (online softmax over LeanTiles) on
 // each; decode_device.cuh finishes each segment (Algorithm 2's reduction).
 //
@@ -20,7 +20,7 @@ namespace leanattn::cuda {
 template <typename T, int D, int ROWS, bool Trace>
 __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const DecodeParams p) {
     using namespace detail;
-    static_assert(D == 64 || D == 128, "head_dim 64 or 128");
+    static_assert(D == 64 || D == 128 || D == 256, "head_dim 64, 128 or 256 (96 goes to decode_mma.cuh: 12 lanes per token do not tile a warp)");
     constexpr int lanes_per_token = D / 8;
     constexpr int tokens_per_step = 32 / lanes_per_token;
     constexpr int steps = 8;  // tokens per lane per block: their scores live in registers
@@ -35,6 +35,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     uint4* const warp_smem = smem + warp * warp_slots;
     auto stage_k = [](uint4* base, std::int64_t stage) { return base + stage * 2 * steps * 32; };
     auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * warp_slots); };
+    const SharedStates<ROWS, D, 1, 1> states{smem, warp_slots};  // one state per warp
     static_assert(sizeof(WarpState<ROWS, D>) <= warp_smem_bytes, "a warp's state fits its stage memory");
     const int chunk = lane % lanes_per_token;  // which 8 dims this lane holds
     const int sub = lane / lanes_per_token;    // which token of a step
@@ -46,13 +47,13 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
         trace.segment_begin();
         const Segment seg = walker.current();
-        const SegmentSpan span = segment_span<ROWS>(p, seg);
+        const SegmentSpan span = segment_span(p, seg);
         const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
 
         float q[ROWS][8];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            to_float8(*reinterpret_cast<const uint4*>(Q + query_row_offset(p.tensors.q, span, r) + chunk * 8), Q, q[r]);
+            to_float8(*reinterpret_cast<const uint4*>(Q + query_row_offset(p, p.tensors.q, span, r) + chunk * 8), Q, q[r]);
 #pragma unroll
             for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
         }
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
         __syncthreads();
         trace.stream_end();
 
-        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, state_of, trace);
+        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, states, trace);
         __syncthreads();  // shared state is reused by the next segment
         trace.segment_end();
     }

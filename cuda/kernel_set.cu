@@ -16,16 +16,18 @@ KernelSet kernel_set_bf16(const KernelVariant& variant);  // kernels_bf16.cu
 
 namespace {
 
-constexpr int variant_count = 2 * 2 * 4 * 2;  // dtype × head_dim × rows × traced
+constexpr int row_classes = 8;                           // kernel_rows: 1, 2, 4, … 128
+constexpr int variant_count = 2 * 4 * row_classes * 2;  // dtype × head_dim × rows × traced
 constexpr int cached_devices = 64;            // devices beyond this ordinal are queried every time
 
 // A dense slot per supported variant, or -1.
 int variant_index(const KernelVariant& v) {
     const int dtype = v.dtype == DType::fp16 ? 0 : v.dtype == DType::bf16 ? 1 : -1;
-    const int dim = v.head_dim == 64 ? 0 : v.head_dim == 128 ? 1 : -1;
-    const int rows = v.rows == 1 ? 0 : v.rows == 2 ? 1 : v.rows == 4 ? 2 : v.rows == 8 ? 3 : -1;
-    if (dtype < 0 || dim < 0 || rows < 0) return -1;
-    return ((dtype * 2 + dim) * 4 + rows) * 2 + (v.trace ? 1 : 0);
+    const int dim = v.head_dim == 64 ? 0 : v.head_dim == 96 ? 1 : v.head_dim == 128 ? 2 : v.head_dim == 256 ? 3 : -1;
+    int rows = 0;
+    while (rows < row_classes && (std::int64_t{1} << rows) != v.rows) ++rows;
+    if (dtype < 0 || dim < 0 || rows == row_classes) return -1;
+    return ((dtype * 4 + dim) * row_classes + rows) * 2 + (v.trace ? 1 : 0);
 }
 
 int current_device() {
@@ -48,6 +50,13 @@ std::int64_t prepare(const KernelSet& set) {
 }
 
 }  // namespace
+
+std::int64_t kernel_rows(std::int64_t rows) {
+    for (std::int64_t k = 1; k <= 128; k *= 2) {
+        if (rows <= k) return k;
+    }
+    return 0;
+}
 
 int decode_threads() { return detail::threads; }
 int decode_shared_bytes() { return detail::shared_bytes(); }

@@ -1,11 +1,11 @@
-// kernel_set.cuh — compile-time dispatch of the decode kernels for one element type: head_dim 64 or 128 ×
-// rows 1, 2, 4, 8 × traced or not. One query row per output tile (MHA) runs on CUDA cores
-// (decode_simt.cuh): it streams at memory speed. Two or more rows go to tensor cores (decode_mma.cuh): with
-// four or eight, CUDA cores would be the bottleneck; with two, the CUDA-core kernel kept up with memory but
-// cost ~5 µs more per decode than the tensor-core one (H100: intercepts of 20-25 µs against 17-19 µs over a
-// context sweep, bench/NOTES.md v7).
+// kernel_set.cuh — compile-time dispatch of the decode kernels for one element type: head_dim 64, 96, 128
+// or 256 × a row count (kernel_rows: 1, 2, 4, …, 128; 64 at most at head dim 256) × traced or not. One query
+// row per output tile (MHA, q_len 1) runs on CUDA cores (decode_simt.cuh): it streams at memory speed. Two or
+// more rows go to tensor cores (decode_mma.cuh): with four or eight, CUDA cores would be the bottleneck; with
+// two, the CUDA-core kernel kept up with memory but cost ~5 µs more per decode than the tensor-core one
+// (H100: intercepts of 20-25 µs against 17-19 µs over a context sweep, bench/NOTES.md v7). Head dim 96 takes
+// the tensor-core kernel at every row count: 12 lanes per token do not tile the CUDA-core kernel's warps.
 #pragma once
-
 
 #include "decode_mma.cuh"
 #include "decode_simt.cuh"
@@ -17,9 +17,9 @@ namespace leanattn::cuda {
 template <typename T, int D, int ROWS, bool Trace>
 KernelSet kernel_set_of() {
     KernelSet set;
-    if constexpr (ROWS == 1) set.decode = decode_simt_kernel<T, D, ROWS, Trace>;
+    if constexpr (ROWS == 1 && D != 96) set.decode = decode_simt_kernel<T, D, ROWS, Trace>;
     else set.decode = decode_mma_kernel<T, D, ROWS, Trace>;
-    set.reduce = split_reduce_kernel<T, D, ROWS>;
+    set.reduce = split_reduce_kernel<T, D>;
     return set;
 }
 
@@ -30,15 +30,30 @@ KernelSet kernel_set_by_rows(std::int64_t rows) {
         case 2: return kernel_set_of<T, D, 2, Trace>();
         case 4: return kernel_set_of<T, D, 4, Trace>();
         case 8: return kernel_set_of<T, D, 8, Trace>();
+        case 16: return kernel_set_of<T, D, 16, Trace>();
+        case 32: return kernel_set_of<T, D, 32, Trace>();
+        case 64: return kernel_set_of<T, D, 64, Trace>();
+        case 128:
+            if constexpr (D != 256) return kernel_set_of<T, D, 128, Trace>();  // 8 tiles × 2 dim slices > 8 warps
+            break;
     }
     return {};
+}
+
+template <typename T, int D>
+KernelSet kernel_set_by_trace(const KernelVariant& v) {
+    return v.trace ? kernel_set_by_rows<T, D, true>(v.rows) : kernel_set_by_rows<T, D, false>(v.rows);
 }
 
 // The kernels for element type T; {} for a head_dim or row count check_supported refuses.
 template <typename T>
 KernelSet kernel_set_for(const KernelVariant& v) {
-    if (v.head_dim == 64) return v.trace ? kernel_set_by_rows<T, 64, true>(v.rows) : kernel_set_by_rows<T, 64, false>(v.rows);
-    if (v.head_dim == 128) return v.trace ? kernel_set_by_rows<T, 128, true>(v.rows) : kernel_set_by_rows<T, 128, false>(v.rows);
+    switch (v.head_dim) {
+        case 64: return kernel_set_by_trace<T, 64>(v);
+        case 96: return kernel_set_by_trace<T, 96>(v);
+        case 128: return kernel_set_by_trace<T, 128>(v);
+        case 256: return kernel_set_by_trace<T, 256>(v);
+    }
     return {};
 }
 

@@ -1,5 +1,5 @@
 // kernel_set.hpp — the compile-time variants of the decode kernels, picked at run time. One variant per
-// (dtype, head_dim, rows = query heads per KV head, traced or not); each has a decode kernel and a
+// (dtype, head_dim, rows = kernel_rows(query rows of an output tile), traced or not); each has a decode kernel and a
 // fixed-split reduce kernel, both taking DecodeParams by value. Host-only header; the instantiations live
 // in kernels_fp16.cu and kernels_bf16.cu (kernel_set.cuh), so the two build in parallel.
 #pragma once
@@ -11,6 +11,10 @@
 namespace leanattn::cuda {
 
 struct DecodeParams;
+
+// The kernels are compiled for 1, 2, 4, 8, 16, 32, 64 and 128 query rows per output tile (group · q_len); a
+// problem runs on the smallest that holds its rows, the rest being padding. 0 beyond the largest.
+std::int64_t kernel_rows(std::int64_t rows);
 
 struct KernelVariant {
     DType dtype = DType::fp16;

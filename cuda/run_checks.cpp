@@ -26,16 +26,23 @@ void require_aligned(const char* parameter, const void* data, std::initializer_l
 
 }  // namespace
 
+std::int64_t max_q_rows(std::int64_t head_dim) { return head_dim == 256 ? 64 : 128; }
+
 void check_supported(const Problem& p, DType dtype) {
     if (dtype != DType::fp16 && dtype != DType::bf16) {
         throw InputError("q dtype " + std::string(dtype_name(dtype)), "the CUDA kernels take fp16 or bf16 tensors");
     }
-    if (p.q_len != 1) throw InputError("q_len " + std::to_string(p.q_len), "the CUDA kernels decode one query token per request");
-    if (p.head_dim != 64 && p.head_dim != 128) throw InputError("head_dim " + std::to_string(p.head_dim), "the CUDA kernels take 64 or 128");
-    const std::int64_t g = p.group();
-    if (g != 1 && g != 2 && g != 4 && g != 8) {
-        throw InputError("q", std::to_string(p.q_heads) + " query heads over " + std::to_string(p.kv_heads) +
-                                  " KV heads: the CUDA kernels take 1, 2, 4 or 8 query heads per KV head");
+    if (p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) {
+        throw InputError("head_dim " + std::to_string(p.head_dim), "the CUDA kernels take 64, 96, 128 or 256");
+    }
+    if (p.q_len < 1 || p.q_len > max_q_len) {
+        throw InputError("q_len " + std::to_string(p.q_len), "the CUDA kernels decode 1 to " + std::to_string(max_q_len) + " new tokens per request");
+    }
+    const std::int64_t rows = p.group() * p.q_len, most = max_q_rows(p.head_dim);
+    if (rows > most) {
+        throw InputError("q", std::to_string(p.q_heads) + " query heads over " + std::to_string(p.kv_heads) + " KV heads x q_len " + std::to_string(p.q_len) +
+                                  " = " + std::to_string(rows) + " query rows per KV head: the CUDA kernels take at most " + std::to_string(most) +
+                                  " at head_dim " + std::to_string(p.head_dim));
     }
 }
 

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Turns a suite run into the GPU report: bench/results/gpu-decode-h100.md and its fixed-cost plot beside it.
 
-    python3 bench/gpu/make_report.py RUN_DIR [--sanitize SANITIZE_DIR] [--run-command TEXT]
+    python3 bench/gpu/make_report.py RUN_DIR [--sanitize SANITIZE_DIR] [--run-command TEXT] [--models MODELS_DIR]
                                      [--md bench/results/gpu-decode-h100.md] [--svg bench/results/gpu-decode-h100-fixed-cost.svg]
 
 RUN_DIR holds suite.jsonl (bench/gpu/suite.py); SANITIZE_DIR, sanitize-summary.txt (bench/gpu/sanitize.sh).
 --run-command: the device call that produced them, quoted in the report beside the suite's own command line.
+--models: a folder bench/gpu/models.py wrote (models.jsonl, models.md): its table closes the report as "Every
+model", with the GPU, the date and the command of that run.
 The report: the machine and the commands; the targets, each met / not met with its numbers; correctness; the
 fixed-cost fits per kernel path (intercept, slope, slope over copy bandwidth) and the plot; every shape with
 every peer's median time, the floor, stream-k's fraction of it, the model's two terms, and stream-k's speedups
 over the best SDPA backend and over FlashInfer; what was skipped or refused. Standard library only.
 """
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -224,11 +227,25 @@ def read_sanitizer_lines(folder):
     return [line.strip() for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
+def models_section(folder):
+    """The "Every model" section: bench/gpu/models.py's table, headed by the machine record of its run."""
+    machine = json.loads((folder / "models.jsonl").read_text().splitlines()[0])
+    return "\n".join([
+        "## Every model (data/models): q_len 1 and 4 beside SDPA", "",
+        f"{machine.get('gpu')}, {machine.get('date')}, torch {machine.get('torch')}, cuDNN {machine.get('cudnn')}, copy "
+        f"{machine.get('copy_gbps', 0):.0f} GB/s. Made by `python3 bench/gpu/models.py --out DIR` (its docstring says what each "
+        "peer runs; q_len 4 gives SDPA a boolean causal mask), one timing method for all (graph replay after an L2 flush, "
+        "median of 100), every output checked against float64 first. Kernel version: the one named in bench/NOTES.md for that "
+        "date, which may be newer than the suite's above.", "",
+        (folder / "models.md").read_text()])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir")
     ap.add_argument("--sanitize", help="the folder sanitize.sh wrote (sanitize-summary.txt)")
     ap.add_argument("--run-command", default="", help="the device call that ran the suite, quoted in the report")
+    ap.add_argument("--models", help="the folder bench/gpu/models.py wrote (models.jsonl, models.md)")
     ap.add_argument("--md", default=str(ROOT / "bench/results/gpu-decode-h100.md"))
     ap.add_argument("--svg", default=str(ROOT / "bench/results/gpu-decode-h100-fixed-cost.svg"))
     a = ap.parse_args(argv)
@@ -244,7 +261,10 @@ def main(argv=None):
         svg_path.write_text(fixed_cost_svg(fits, run.copy_gbps(), f"Fixed cost per kernel path, {run.machine.get('gpu')}, "
                                                                    f"{str(run.machine.get('date_utc'))[:10]}"))
         svg_name = os.path.relpath(svg_path, md_path.parent)
-    md_path.write_text(report(run, sanitizer_lines, a.run_command, make_command, svg_name) + "\n")
+    text = report(run, sanitizer_lines, a.run_command, make_command, svg_name) + "\n"
+    if a.models:
+        text += models_section(pathlib.Path(a.models))
+    md_path.write_text(text)
     print(f"wrote {md_path}" + (f" and {svg_path}" if fits else ""))
     return 0
 

@@ -81,6 +81,9 @@ TEST_CASE("devices and models list what data/ holds, as text and JSON") {
     for (const auto& model : m["models"]) {
         CAPTURE(model["name"].get<std::string>());
         CHECK(model["q_heads"].get<int>() % model["kv_heads"].get<int>() == 0);
+        // Gemma 2's configs set head_dim apart from hidden_size / heads (data/models/README.md).
+        const std::string name = model["name"].get<std::string>();
+        if (name.rfind("gemma-2-", 0) == 0) continue;
         CHECK(model["q_heads"].get<int>() * model["head_dim"].get<int>() == model["hidden_size"].get<int>());
     }
 }

@@ -1,6 +1,7 @@
 // `leanattn cuda validate|bench`. On a GPU: validate on every cache layout (padded, token-major, paged with
-// blocks of 1, 16 and 256 tokens, ragged) × dtype × kernel path (1, 2, 4, 8 query heads per KV head: CUDA
-// cores and tensor cores; head_dim 64 and 128), each checking all three strategies against float64 over
+// blocks of 1, 16 and 256 tokens, ragged) × dtype × group (1, 2, 4, 8 query heads per KV head: CUDA cores and
+// tensor cores; head_dim 64 and 128), and every kernel path (head dims 64/96/128/256 × row counts 1-128 ×
+// q_len 1-8), each checking all three strategies against float64 over
 // 3 NaN-poisoned runs; JSON-only output; the trace file. Without a GPU those skip with a message; the flag
 // checks and the help run anywhere (they come before the device is looked for).
 #include <catch2/catch.hpp>
@@ -26,6 +27,16 @@ bool gpu_or_skip(const char* what) {
     return true;
 }
 
+// `cuda validate FLAGS` passes, having checked all three strategies against float64.
+void check_validates(const std::string& flags) {
+    CAPTURE(flags);
+    const auto r = run_leanattn("cuda validate " + flags);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("FAILED") == std::string::npos);
+    for (const char* strategy : {"stream-k", "fixed-split", "no-split"}) CHECK(r.out.find(strategy) != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("the CUDA kernels match float64 in every cache layout, dtype and kernel path, for every strategy") {
@@ -39,16 +50,30 @@ TEST_CASE("the CUDA kernels match float64 in every cache layout, dtype and kerne
                     // Three requests: one token, partial LeanTiles, several LeanTiles (tile 256 at d 64, 128 at d 128).
                     const std::string flags = std::string(layout) + " --dtype " + dtype + " --batch 3 --kv-heads 4 --heads " + std::to_string(4 * group) +
                                               " --head-dim " + std::to_string(head_dim) + " --ctx 1,700,2600";
-                    CAPTURE(flags);
-                    const auto r = run_leanattn("cuda validate " + flags);
-                    INFO(r.out << r.err);
-                    CHECK(r.exit_code == 0);
-                    CHECK(r.out.find("FAILED") == std::string::npos);
-                    CHECK(r.out.find("stream-k") != std::string::npos);
-                    CHECK(r.out.find("fixed-split") != std::string::npos);
-                    CHECK(r.out.find("no-split") != std::string::npos);
+                    check_validates(flags);
                 }
             }
+        }
+    }
+}
+
+TEST_CASE("every kernel path matches float64: head dims 64/96/128/256 x row counts 1-128 x q_len 1-8, causal among the new tokens") {
+    if (!gpu_or_skip("the kernel path checks")) return;
+    // (query heads per KV head, q_len): one per row count the kernels are compiled for (1, 2, 4, … 128 rows),
+    // with the groups and draft lengths of real models: Llama-3.2-3B's 3, Qwen2.5's 5 and 7, Llama-3.1-405B's
+    // 16, Falcon-7B's 71 (MQA).
+    const std::pair<int, int> paths[] = {{1, 1}, {1, 2}, {3, 1}, {7, 1}, {4, 4}, {5, 4}, {16, 2}, {7, 8}, {71, 1}, {16, 8}};
+    const char* layouts[] = {"--layout padded", "--layout paged --block-size 16", "--layout ragged", "--layout token-major"};
+    int n = 0;
+    for (int head_dim : {64, 96, 128, 256}) {
+        for (const auto& [group, q_len] : paths) {
+            if (head_dim == 256 && group * q_len > 64) continue;  // the kernels' limit there (check_supported)
+            // Two KV heads, three requests: the q_len new tokens alone, partial LeanTiles, several LeanTiles.
+            const std::string flags = std::string(layouts[n % 4]) + " --dtype " + (n % 2 ? "bf16" : "fp16") + " --batch 3 --kv-heads 2 --heads " +
+                                      std::to_string(2 * group) + " --q-len " + std::to_string(q_len) + " --head-dim " + std::to_string(head_dim) +
+                                      " --ctx " + std::to_string(q_len) + ",700,2600";
+            ++n;
+            check_validates(flags);
         }
     }
 }
@@ -117,9 +142,10 @@ TEST_CASE("leanattn cuda refuses bad flags before it looks for a GPU, naming the
         {"cuda validate --layout paged --block-size 0", "--block-size 0"},
         {"cuda validate --layout paged --block-size 257", "--block-size 257"},
         {"cuda validate --dtype fp32", "--dtype fp32"},
-        {"cuda validate --head-dim 96", "--head-dim 96"},
-        {"cuda validate --q-len 2 --ctx 100", "--q-len 2"},
-        {"cuda validate --heads 24 --kv-heads 8", "--heads/--kv-heads"},
+        {"cuda validate --head-dim 80", "--head-dim 80"},
+        {"cuda validate --q-len 9 --ctx 100", "--q-len 9"},
+        {"cuda validate --heads 256 --kv-heads 1", "--heads/--kv-heads"},
+        {"cuda validate --model gemma-2-9b --q-len 8 --heads 72 --kv-heads 1", "--heads/--kv-heads"},
         {"cuda bench --repeat 0", "--repeat 0"},
         {"cuda validate --trace t.json", "--trace"},
         {"cuda profile", "cuda profile"},

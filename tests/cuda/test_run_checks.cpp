@@ -43,19 +43,34 @@ std::string refusal(const DecodeTensors& t) {
 
 }  // namespace
 
-TEST_CASE("the kernels cover fp16 and bf16, head_dim 64 and 128, 1, 2, 4 or 8 query heads per KV head, one query token") {
+TEST_CASE("the kernels cover fp16 and bf16, head_dim 64/96/128/256, any group and q_len 1-8 up to 128 query rows per KV head (64 at d 256)") {
+    auto with_q_len = [](Problem p, std::int64_t q_len) {
+        p.q_len = q_len;
+        return p;
+    };
     for (DType dtype : {DType::fp16, DType::bf16}) {
-        for (std::int64_t d : {64, 128}) {
-            for (std::int64_t g : {1, 2, 4, 8}) CHECK_NOTHROW(cuda::check_supported(shape(8 * g, 8, d), dtype));
+        for (std::int64_t d : {64, 96, 128, 256}) {
+            for (std::int64_t g : {1, 2, 3, 4, 5, 7, 8, 16}) {
+                for (std::int64_t q_len : {1, 2, 4, 8}) {
+                    CAPTURE(d, g, q_len);
+                    const Problem p = with_q_len(shape(8 * g, 8, d), q_len);
+                    if (g * q_len <= cuda::max_q_rows(d)) CHECK_NOTHROW(cuda::check_supported(p, dtype));
+                    else CHECK_THROWS_WITH(cuda::check_supported(p, dtype), Catch::Contains("query rows per KV head"));
+                }
+            }
         }
+        CHECK_NOTHROW(cuda::check_supported(shape(71, 1, 64), dtype));   // Falcon-7B: MQA, 71 rows
+        CHECK_NOTHROW(cuda::check_supported(shape(128, 1, 128), dtype)); // 128 query heads over one KV head
     }
+    CHECK(cuda::max_q_rows(128) == 128);
+    CHECK(cuda::max_q_rows(256) == 64);
     CHECK_THROWS_WITH(cuda::check_supported(shape(8, 8, 128), DType::fp32), Catch::StartsWith("q dtype fp32"));
-    CHECK_THROWS_WITH(cuda::check_supported(shape(8, 8, 96), DType::fp16), Catch::StartsWith("head_dim 96"));
-    CHECK_THROWS_WITH(cuda::check_supported(shape(24, 8, 128), DType::fp16), Catch::StartsWith("q (24 query heads over 8 KV heads"));
-    CHECK_THROWS_WITH(cuda::check_supported(shape(128, 8, 128), DType::fp16), Catch::Contains("1, 2, 4 or 8 query heads per KV head"));
-    Problem two_tokens = shape(8, 8, 128);
-    two_tokens.q_len = 2;
-    CHECK_THROWS_WITH(cuda::check_supported(two_tokens, DType::fp16), Catch::StartsWith("q_len 2"));
+    CHECK_THROWS_WITH(cuda::check_supported(shape(8, 8, 80), DType::fp16), Catch::StartsWith("head_dim 80") && Catch::Contains("64, 96, 128 or 256"));
+    CHECK_THROWS_WITH(cuda::check_supported(shape(24, 8, 160), DType::fp16), Catch::StartsWith("head_dim 160"));
+    CHECK_THROWS_WITH(cuda::check_supported(shape(256, 1, 128), DType::fp16), Catch::StartsWith("q (256 query heads over 1 KV heads x q_len 1 = 256"));
+    CHECK_THROWS_WITH(cuda::check_supported(shape(72, 1, 256), DType::fp16), Catch::Contains("at most 64 at head_dim 256"));
+    CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(8, 8, 128), 9), DType::fp16), Catch::StartsWith("q_len 9") && Catch::Contains("1 to 8"));
+    CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(71, 1, 64), 2), DType::fp16), Catch::Contains("= 142 query rows"));
 }
 
 TEST_CASE("16-byte aligned tensors of every layout pass the alignment check") {
