@@ -1,6 +1,6 @@
 // decode_mma.cuh — the decode kernel on tensor cores, for output tiles of 2 to 128 query rows (GQA groups,
-// MQA, several new tokens per request) and for every head dim it takes with one row (96: decode_simt.cuh
-// takes 64, 128 and 256).
+// MQA, several new tokens per request), and of one row at head dim 96 (decode_simt.cuh takes one row at head
+// dims 64, 128 and 256).
 //
 // With R query rows per KV head, every K and V element serves R rows. On CUDA cores that costs R dot
 // products and R lane-reductions per element and the kernel becomes compute-bound; here each warp does
