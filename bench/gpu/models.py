@@ -24,11 +24,11 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from inputs import TOLERANCE, TORCH_DTYPES, rel_l2  # noqa: E402
 from stats import geomean  # noqa: E402
 from timing import Timer, copy_bandwidth  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-TOLERANCE = {torch.float16: 1e-3, torch.bfloat16: 8e-3}
 BATCHES = ((1, 16384), (8, 4096))  # (batch, context tokens)
 Q_LENS = (1, 4)
 
@@ -39,19 +39,20 @@ def load_models(names):
 
 
 class Case:
-    def __init__(self, model, batch, ctx, q_len, dtype, seed=1):
-        self.model, self.batch, self.ctx, self.q_len, self.dtype = model, batch, ctx, q_len, dtype
+    def __init__(self, model, batch, ctx, q_len, dtype_name, seed=1):
+        self.model, self.batch, self.ctx, self.q_len = model, batch, ctx, q_len
+        self.dtype_name, self.dtype = dtype_name, TORCH_DTYPES[dtype_name]
         self.hq, self.hkv, self.d = model["q_heads"], model["kv_heads"], model["head_dim"]
         g = torch.Generator(device="cuda").manual_seed(seed)
         a = math.sqrt(3.0)  # uniform in [-a, a): unit variance, never zeros
-        self.q = torch.empty(batch, q_len, self.hq, self.d, dtype=dtype, device="cuda").uniform_(-a, a, generator=g)
-        self.k = torch.empty(batch, self.hkv, ctx, self.d, dtype=dtype, device="cuda").uniform_(-a, a, generator=g)
+        self.q = torch.empty(batch, q_len, self.hq, self.d, dtype=self.dtype, device="cuda").uniform_(-a, a, generator=g)
+        self.k = torch.empty(batch, self.hkv, ctx, self.d, dtype=self.dtype, device="cuda").uniform_(-a, a, generator=g)
         self.v = torch.empty_like(self.k).uniform_(-a, a, generator=g)
         self.seqlens = torch.full((batch,), ctx, dtype=torch.int32, device="cuda")
 
     @property
     def name(self):
-        return f"{self.model['name']}-b{self.batch}-{self.ctx // 1024}k-q{self.q_len}-{str(self.dtype).split('.')[-1]}"
+        return f"{self.model['name']}-b{self.batch}-{self.ctx // 1024}k-q{self.q_len}-{self.dtype_name}"
 
     @property
     def kv_bytes(self):
@@ -124,26 +125,19 @@ def sdpa_peer(backend_name):
 PEERS = [leanattn_peer(s) for s in ("stream-k", "no-split", "fixed-split")] + [sdpa_peer(b) for b in ("flash", "cudnn", "efficient")]
 
 
-def rel_l2(out, ref):
-    out = out.double()
-    if not torch.isfinite(out).all():
-        return math.inf
-    return ((out - ref).norm() / ref.norm()).item()
-
-
 def measure(case, timer, reps, copy_gbps):
     ref = case.reference()
     for name, prepare in PEERS:
         rec = {"kind": "model", "shape": case.name, "model": case.model["name"], "peer": name, "batch": case.batch,
                "ctx": case.ctx, "q_len": case.q_len, "q_heads": case.hq, "kv_heads": case.hkv, "head_dim": case.d,
-               "dtype": str(case.dtype).split(".")[-1], "kv_bytes": case.kv_bytes}
+               "dtype": case.dtype_name, "kv_bytes": case.kv_bytes}
         try:
             run = prepare(case)
             run.poison()
             err = rel_l2(run(), ref)
             rec["rel_l2"] = err
-            if not err <= TOLERANCE[case.dtype]:
-                rec["failed"] = f"rel. L2 {err:.3g} against float64 (tolerance {TOLERANCE[case.dtype]:g})"
+            if not err <= TOLERANCE[case.dtype_name]:
+                rec["failed"] = f"rel. L2 {err:.3g} against float64 (tolerance {TOLERANCE[case.dtype_name]:g})"
             else:
                 graph, _, why = timer.capture(run)
                 rec.update(timer.time(run, reps, graph))
@@ -194,7 +188,7 @@ def main(argv=None):
     timer = Timer()
     copy_bytes, copy_stats = copy_bandwidth(timer)
     copy_gbps = copy_bytes / copy_stats["median_us"] / 1e3
-    dtypes = (torch.float16, torch.bfloat16) if a.bf16 else (torch.float16,)
+    dtypes = ("fp16", "bf16") if a.bf16 else ("fp16",)
     records = []
     t0 = time.time()
     with open(a.out / "models.jsonl", "w") as log:
