@@ -2,7 +2,10 @@
 // (`--format json` prints JSON only). What each measures: cuda/harness.hpp.
 #include "cmd_cuda.hpp"
 
+#include <algorithm>
+#include <fstream>
 #include <iomanip>
+#include <sstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +15,7 @@
 #include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 #include "cuda_trace_json.hpp"
+#include "progress_bar.hpp"
 
 namespace leanattn::app {
 
@@ -94,7 +98,10 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     return exit_ok;
 }
 
-int cuda_main(const Args& args) {
+namespace {
+
+// One `cuda validate|bench` with its flags; `out_override` replaces -o (the --shapes loop collects each line's JSON).
+int run_case(const Args& args, std::ostream* out_override) {
     const bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
     if (help || args.empty() || (args[0] != "validate" && args[0] != "bench")) {
         if (help) {
@@ -121,7 +128,8 @@ int cuda_main(const Args& args) {
         "seed", po::value(&seed)->default_value(seed), "input generator seed (also shuffles the paged block ids)");
     if (!validate) {
         desc.add_options()("repeat", po::value(&repeat)->default_value(repeat), "CUDA-graph replays per strategy (the median is reported)")(
-            "trace", po::value(&trace), "also write a per-CTA trace of one untimed run per strategy to FILE (JSON, docs/trace.md)");
+            "trace", po::value(&trace), "also write a per-CTA trace of one untimed run per strategy to FILE (JSON, docs/trace.md)")(
+            "shapes", po::value<std::string>(), "FILE of problem lines: time each in this one process (see above)");
     }
     po::variables_map vm;
     if (!parse_or_help(Args(args.begin() + 1, args.end()), desc, vm, std::string("leanattn cuda ") + args[0] + " [problem flags]",
@@ -134,7 +142,12 @@ int cuda_main(const Args& args) {
                                   "flushed before each replay; prints the median in us, GB/s of K and V, and the fraction of the floor\n"
                                   "(K and V bytes / measured device-to-device copy bandwidth). --format json prints JSON only.\n\n"
                                   "  leanattn cuda bench --batch 6 --heads 48 --head-dim 64 --ctx 65536 --format json\n"
-                                  "  leanattn cuda bench --model llama-3-8b --ctx 131072 --strategy stream-k --trace trace.json")) {
+                                  "  leanattn cuda bench --model llama-3-8b --ctx 131072 --strategy stream-k --trace trace.json\n\n"
+                                  "--shapes FILE times many problems in one process (a sweep): each line of FILE holds one problem's flags\n"
+                                  "(# starts a comment); every other flag given applies to every line (a flag may not be in both); each\n"
+                                  "line's result is one line of JSON (the --format json object, plus \"flags\"), or {\"flags\", \"error\"}\n"
+                                  "for a line refused (the run goes on; exit 2 at the end). Progress goes to stderr.\n\n"
+                                  "  leanattn cuda bench --shapes data/calibration/train-shapes.txt -o h100-train.jsonl")) {
         return exit_ok;
     }
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
@@ -169,8 +182,69 @@ int cuda_main(const Args& args) {
     std::string why;
     if (!cuda::device_available(&why)) throw InputError("leanattn cuda", "no usable CUDA device: " + why);
     int status = exit_ok;
+    if (out_override != nullptr) return validate ? run_cuda_validate(opt, *out_override) : run_cuda_bench(opt, *out_override);
     write_output(flags.output, [&](std::ostream& out) { status = validate ? run_cuda_validate(opt, out) : run_cuda_bench(opt, out); });
     return status;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+}
+
+// `cuda bench --shapes FILE [shared flags]`: one JSON line per problem line, in one process.
+int run_shapes(const Args& args) {
+    Args shared;
+    std::string path, output;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const bool has_value = i + 1 < args.size();
+        if (args[i] == "--shapes" && has_value) path = args[++i];
+        else if ((args[i] == "-o" || args[i] == "--output") && has_value) output = args[++i];
+        else shared.push_back(args[i]);
+    }
+    if (path.empty()) throw InputError("--shapes", "needs a file of problem lines");
+    std::ifstream file(path);
+    if (!file) throw InputError("--shapes " + path, "cannot be read");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);) {
+        const std::string text = line.substr(0, line.find('#'));
+        if (!split_words(text).empty()) lines.push_back(text);
+    }
+    if (lines.empty()) throw InputError("--shapes " + path, "holds no problem line");
+    bool refused = false;
+    ProgressBar progress("cuda bench --shapes");
+    write_output(output, [&](std::ostream& out) {
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            Args one = {"bench"};
+            for (const std::string& w : split_words(lines[i])) one.push_back(w);
+            one.insert(one.end(), shared.begin(), shared.end());
+            one.push_back("--format");
+            one.push_back("json");
+            std::ostringstream text;
+            json record;
+            try {
+                run_case(one, &text);
+                record = json::parse(text.str());
+                record["flags"] = lines[i];
+            } catch (const std::exception& e) {  // InputError or a flag the parser refuses: report the line, go on
+                refused = true;
+                record = {{"flags", lines[i]}, {"error", e.what()}};
+                std::cerr << "error: line " << i + 1 << " of " << path << ": " << e.what() << "\n";
+            }
+            out << record.dump() << "\n" << std::flush;
+            progress.update(i + 1, lines.size());
+        }
+    });
+    return refused ? exit_bad_input : exit_ok;
+}
+
+}  // namespace
+
+int cuda_main(const Args& args) {
+    if (args.size() > 1 && args[0] == "bench" && std::find(args.begin(), args.end(), "--shapes") != args.end()) return run_shapes(args);
+    return run_case(args, nullptr);
 }
 
 }  // namespace leanattn::app
