@@ -17,6 +17,7 @@ int sweep_main(const Args& args);
 int devices_main(const Args& args);
 int models_main(const Args& args);
 int cpu_main(const Args& args);
+int calibrate_main(const Args& args);
 #if defined(LEANATTN_WITH_CUDA)
 int cuda_main(const Args& args);  // `cuda validate` and `cuda bench`
 #endif

@@ -56,6 +56,8 @@ DeviceSpec device_from_file(const fs::path& file) { return device_from_text(read
 
 ModelShape model_from_file(const fs::path& file) { return model_from_text(read_data_file(file, "model"), file.string()); }
 
+sim::KernelModel kernel_from_file(const fs::path& file) { return kernel_from_text(read_data_file(file, "kernel"), file.string()); }
+
 // A data folder holds a few dozen files; far more means a wrong LEANATTN_DATA.
 constexpr std::size_t max_listed_files = 10000;
 
@@ -105,6 +107,15 @@ DeviceSpec load_device(const std::string& name_or_file) {
     const fs::path file = dir / (name_or_file + ".json");
     if (!fs::exists(file)) throw InputError({{"device", name_or_file}}, "unknown device; known: " + joined(names_in(dir)) + ", or a path to a .json file");
     return device_from_file(file);
+}
+
+sim::KernelModel load_kernel(const std::string& name_or_file, const DeviceSpec& device) {
+    if (name_or_file == "paper") return sim::paper_kernel(device);
+    if (is_file_reference(name_or_file)) return kernel_from_file(name_or_file);
+    const fs::path dir = data_dir() / "kernels";
+    const fs::path file = dir / (name_or_file + ".json");
+    if (!fs::exists(file)) throw InputError({{"kernel", name_or_file}}, "unknown kernel; known: paper, " + joined(names_in(dir)) + ", or a path to a .json file");
+    return kernel_from_file(file);
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// data_catalog.hpp — devices and models from data/ (data/devices/*.json, data/models/*.json).
+// data_catalog.hpp — devices, models and kernel models from data/ (data/devices, data/models, data/kernels).
 //
 // data/ is found through $LEANATTN_DATA, then beside the binary that holds this code (the executable, or
 // libleanattn.so): ../share/leanattn/data (an installed tree), ../data, ../../data (a build tree); then in the
@@ -13,6 +13,7 @@
 
 #include "core/device_spec.hpp"
 #include "device_file.hpp"
+#include "kernel_file.hpp"
 
 namespace leanattn::app {
 
@@ -21,6 +22,9 @@ std::filesystem::path data_dir();
 // NAME is looked up in data/devices; anything with a '/' or ending in .json is read as a file.
 DeviceSpec load_device(const std::string& name_or_file);
 ModelShape load_model(const std::string& name_or_file);
+// A kernel model: `paper` (sim::paper_kernel of `device`: the device file's own timing keys), a name in
+// data/kernels, or a .json file (kernel_file.hpp).
+sim::KernelModel load_kernel(const std::string& name_or_file, const DeviceSpec& device);
 
 // Every file of data/devices (data/models) that reads, in name order; `refused` collects the messages of
 // those that do not, so one broken file does not hide the others.

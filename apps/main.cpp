@@ -29,6 +29,7 @@ const Subcommand subcommands[] = {
     {"schedule", "plan a problem and show how its LeanTiles land on the SMs (text, json, svg, html)", schedule_main},
     {"simulate", "play each strategy out on a model of the GPU: makespan, occupancy, per-SM timelines", simulate_main},
     {"sweep", "simulate over a range of ctx|heads|batch|ragged: speedup curves (csv, json, svg)", sweep_main},
+    {"calibrate", "fit a kernel model to measured decode times; check it; predict a sweep on another GPU", calibrate_main},
     {"devices", "list the GPUs in data/devices", devices_main},
     {"models", "list the model attention shapes in data/models", models_main},
     {"cpu", "run plans for real on OpenMP threads, checked against a float64 reference", cpu_main},

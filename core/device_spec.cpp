@@ -36,6 +36,7 @@ void check_device(const DeviceSpec& d) {
         throw InputError({{"hbm_partitions", std::to_string(t.hbm_partitions)}}, "must lie in 1..sms (" + std::to_string(d.sms) + ")");
     }
     require_range(t.hbm_bandwidth_gb_per_s, 1e-3, 1e12, "hbm_bandwidth_gb_per_s", " GB/s");
+    if (d.copy_bandwidth_gb_per_s != 0.0) require_range(d.copy_bandwidth_gb_per_s, 1e-3, 1e12, "copy_bandwidth_gb_per_s", " GB/s (or 0: not known)");
     require_range(t.mem_latency_ns, 1e-3, 1e9, "mem_latency_ns", " ns");
     require_range(t.bytes_in_flight_per_sm, 1.0, 1e12, "bytes_in_flight_per_sm", " bytes");
     require_range(t.latency_knee_exponent, 1.0, 64.0, "latency_knee_exponent", "");

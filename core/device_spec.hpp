@@ -38,6 +38,9 @@ struct DeviceSpec {
     std::string description;
     std::int64_t sms = 132;
     std::int64_t ctas_per_sm = 2;
+    // What a device-to-device copy measures (bytes read + written / time), GB/s; 0 when not known. Kernel
+    // models fitted on one GPU scale it to predict another (sim/kernel_model.hpp).
+    double copy_bandwidth_gb_per_s = 0.0;
     DeviceTiming timing;
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.

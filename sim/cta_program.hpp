@@ -5,16 +5,17 @@
 // the plan with the shared walker (one entry per segment, never per LeanTile), so a CTA holding
 // thousands of LeanTiles is a handful of phases.
 //
-// Per segment of `n` LeanTiles (t tokens): stream t · head_dim · 2 (K and V) · bytes-per-element, then
-// compute n · ⌈q_len · group / 16⌉ · tile_compute_ns. Compute is a phase after the stream rather than
-// overlapped with it: tile_compute_ns is meant as the part of the compute that loads do not hide, and a
-// CTA that computes frees its share of the bandwidth for the others meanwhile.
+// Per segment of t tokens: stream t · head_dim · 2 (K and V) · bytes-per-element, and compute them
+// (kernel_model.hpp's compute_ns). A pipelined kernel (compute_overlaps_loads) takes max(stream, compute):
+// the stream phase lasts at least the compute, and a CTA whose loads are done early holds no bandwidth while
+// it finishes computing. The paper's kernel computes after the stream, a phase of its own.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "core/schedule.hpp"
+#include "kernel_model.hpp"
 
 namespace leanattn::sim {
 
@@ -25,6 +26,8 @@ struct Phase {
     bool reduction = false;  // exists only because an output was split (partials, flags, merges, reduce kernel)
     bool signals = false;    // finishing it sets this CTA's flag (stream-k: the partial is visible)
     double amount = 0.0;     // work: ns; stream: bytes
+    double min_ns = 0.0;     // stream: the phase lasts at least this long (compute the loads overlap) …
+    double loss = 0.0;       // … plus this share of the shorter of its stream and that compute
     std::int64_t peer = -1;  // wait: the CTA whose flag is awaited
 };
 
@@ -36,10 +39,10 @@ struct LaunchProgram {
 
 // The plan's own launch: stream-k (partials, flags and host merges in the same kernel), fixed-split's
 // split kernel (every split stores a partial when splits > 1), or no-split.
-LaunchProgram main_launch(const Schedule& schedule, std::int64_t bytes_per_element);
+LaunchProgram main_launch(const Schedule& schedule, const KernelModel& kernel, std::int64_t bytes_per_element);
 
 // Fixed-split's second kernel: one CTA per output reads its splits' partials (splits · rows · (d + 2) · 4
 // bytes: float O plus m and l) and stores the output. Empty when the plan has one launch.
-LaunchProgram reduce_launch(const Schedule& schedule);
+LaunchProgram reduce_launch(const Schedule& schedule, const KernelModel& kernel);
 
 }  // namespace leanattn::sim

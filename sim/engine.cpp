@@ -25,6 +25,7 @@ struct Cta {
     SmState state = SmState::idle;    // what this CTA contributes to its SM's state now
     bool streaming = false;
     double remaining = 0.0, mark = 0.0;  // bytes left to stream as of S = mark
+    double stream_begin_ns = 0.0;        // when the current stream phase began
     std::uint32_t version = 0;           // bumps when a stream completion is rescheduled
 };
 
@@ -163,6 +164,7 @@ private:
                 case PhaseKind::stream:
                     if (ph.amount > 0.0) {
                         set_state(c, busy);
+                        c.stream_begin_ns = t_;
                         begin_stream(g, ph.amount);
                         return;
                     }
@@ -232,6 +234,14 @@ private:
         --k;
         if (k > 0) reshare(c.sm, k + 1, k);
         else set_streaming_sms(p, -1);
+        // The phase lasts max(stream, compute) + loss · min(stream, compute); past its loads it holds no bandwidth.
+        const Phase& ph = phase_of(c);
+        const double streamed = t_ - c.stream_begin_ns;
+        const double until = c.stream_begin_ns + std::max(streamed, ph.min_ns) + ph.loss * std::min(streamed, ph.min_ns);
+        if (until > t_) {
+            timed_.emplace(until, g, c.version);
+            return;
+        }
         ++c.phase;
         ready_.push_back(g);
     }

@@ -14,7 +14,13 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
         throw InputError("bytes per element " + std::to_string(options.bytes_per_element), "expected 1, 2 or 4");
     }
     const DeviceSpec& device = schedule.device;
-    const MemoryModel memory(device.timing, device.sms);
+    const KernelModel kernel = options.kernel != nullptr ? *options.kernel : paper_kernel(device);
+    DeviceTiming memory_law = device.timing;  // the GPU's partitions; the rest of the law is the kernel's
+    memory_law.hbm_bandwidth_gb_per_s = kernel_bandwidth_gb_per_s(kernel, device);
+    memory_law.mem_latency_ns = kernel.stream_latency_ns;
+    memory_law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm;
+    memory_law.latency_knee_exponent = kernel.latency_knee_exponent;
+    const MemoryModel memory(memory_law, device.sms);
     SmTimeline timeline(device.sms, options.record_timeline);
 
     SimResult r;
@@ -26,11 +32,10 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     r.waves = (schedule.grid + device.resident_ctas() - 1) / device.resident_ctas();
     r.kv_bytes = static_cast<double>(schedule.problem.kv_bytes(options.bytes_per_element));
 
-    const double overhead = device.timing.launch_overhead_ns;
-    double t = run_launch(main_launch(schedule, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, overhead);
+    double t = run_launch(main_launch(schedule, kernel, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, kernel.launch_ns);
     if (schedule.launches > 1) {
-        r.reduce_launch_gap_ns = overhead;
-        t = run_launch(reduce_launch(schedule), device.sms, device.ctas_per_sm, memory, timeline, t + overhead);
+        r.reduce_launch_gap_ns = kernel.reduce_launch_ns;
+        t = run_launch(reduce_launch(schedule, kernel), device.sms, device.ctas_per_sm, memory, timeline, t + kernel.reduce_launch_ns);
     }
     timeline.close(t);
 
@@ -45,11 +50,12 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
 
 std::vector<SimResult> simulate_strategies(const Problem& problem, const DeviceSpec& device, const PlanOptions& plan,
                                            const std::vector<Strategy>& strategies, const SimOptions& options) {
+    const DeviceSpec planned = options.kernel != nullptr ? device_for_kernel(device, *options.kernel) : device;
     std::vector<SimResult> results;
     for (Strategy strategy : strategies) {
         PlanOptions one = plan;
         one.strategy = strategy;
-        results.push_back(simulate(make_schedule(problem, device, one), options));
+        results.push_back(simulate(make_schedule(problem, planned, one), options));
     }
     return results;
 }

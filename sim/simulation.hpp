@@ -1,8 +1,8 @@
 // simulation.hpp — a plan played out on a model of its device: makespan, occupancy, per-SM timeline.
 //
-// Launches run back to back: each begins launch_overhead_ns after the previous one ends (the first
-// after time 0), so fixed-split with splits > 1 pays a second overhead before its reduce kernel.
-// Stream-k's reductions happen inside its one launch: a host waits for each peer's flag in turn.
+// The plan's device says the GPU (SMs, CTAs per SM, bandwidth); the kernel model (sim/kernel_model.hpp) what
+// the kernel costs on it. The first launch begins launch_ns after time 0, fixed-split's reduce kernel
+// reduce_launch_ns after the split kernel ends. Stream-k's reductions happen inside its one launch.
 // The model and every parameter: docs/simulator.md and data/devices/README.md.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/schedule.hpp"
+#include "kernel_model.hpp"
 #include "sm_timeline.hpp"
 
 namespace leanattn::sim {
@@ -17,6 +18,7 @@ namespace leanattn::sim {
 struct SimOptions {
     std::int64_t bytes_per_element = 2;  // K and V element size: fp16/bf16 2, fp32 4
     bool record_timeline = false;        // keep per-SM intervals (pictures); totals are always kept
+    const KernelModel* kernel = nullptr; // the kernel that runs the plan; null: the paper's (paper_kernel of the plan's device)
 };
 
 struct SimResult {
@@ -51,7 +53,8 @@ struct SimResult {
 // Throws InputError for a bad element size. (A plan that could deadlock cannot exist: make_schedule refuses it.)
 SimResult simulate(const Schedule& schedule, const SimOptions& options = {});
 
-// Plans (make_schedule, with `plan`'s splits/grid) and simulates each of `strategies`, in their order.
+// Plans (make_schedule, with `plan`'s splits/grid, on device_for_kernel when options name a kernel) and
+// simulates each of `strategies`, in their order.
 std::vector<SimResult> simulate_strategies(const Problem& problem, const DeviceSpec& device, const PlanOptions& plan,
                                            const std::vector<Strategy>& strategies, const SimOptions& options = {});
 

@@ -1,0 +1,108 @@
+#include "calibration_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "core/strategy.hpp"
+
+namespace leanattn::app {
+
+using sim::MeasuredRun;
+
+CalibrationCheck check_predictions(const std::string& title, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us,
+                                   const sim::KernelModel& kernel, double copy_gbps) {
+    const std::vector<MeasuredRun>& runs = planned.runs;
+    CalibrationCheck c;
+    c.title = title;
+    c.runs = runs.size();
+    c.model = sim::summarize_errors(predicted_us, runs);
+    std::vector<bool> small(runs.size());
+    std::vector<double> roofline(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double bytes = static_cast<double>(runs[i].problem.kv_bytes(runs[i].bytes_per_element));
+        small[i] = bytes < 64e6;
+        roofline[i] = (bytes / copy_gbps + kernel.launch_ns + kernel.plan_wait_ns + kernel.cta_setup_ns) / 1e3;
+        c.grids_matching += planned.grid_matches[i] ? 1 : 0;
+    }
+    c.small_model = sim::summarize_errors(predicted_us, runs, small);
+    c.small_roofline = sim::summarize_errors(roofline, runs, small);
+
+    // Problems: consecutive runs with the same label.
+    for (std::size_t begin = 0; begin < runs.size();) {
+        std::size_t end = begin;
+        while (end < runs.size() && runs[end].label == runs[begin].label) ++end;
+        ++c.problems;
+        if (end - begin >= 2) {
+            std::vector<std::size_t> order(end - begin);
+            std::iota(order.begin(), order.end(), begin);
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runs[a].measured_us < runs[b].measured_us; });
+            const MeasuredRun& best = runs[order[0]];
+            const MeasuredRun& second = runs[order[1]];
+            const double gap = (second.measured_us - best.measured_us) / best.measured_us;
+            if (gap > std::max({0.01, best.noise, second.noise})) {
+                ++c.fastest_decided;
+                const std::size_t predicted = *std::min_element(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return predicted_us[a] < predicted_us[b]; });
+                c.fastest_right += predicted == order[0] ? 1 : 0;
+            }
+        }
+        begin = end;
+    }
+    std::vector<std::size_t> order(runs.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::abs(predicted_us[a] / runs[a].measured_us - 1) > std::abs(predicted_us[b] / runs[b].measured_us - 1);
+    });
+    for (std::size_t k = 0; k < std::min<std::size_t>(8, order.size()); ++k) {
+        const std::size_t i = order[k];
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(1) << std::setw(+7) << std::showpos << 100.0 * (predicted_us[i] / runs[i].measured_us - 1) << std::noshowpos
+             << "%  " << std::setw(11) << strategy_name(runs[i].strategy) << "  measured " << std::setw(8) << runs[i].measured_us << " us  predicted "
+             << std::setw(8) << predicted_us[i] << " us  " << runs[i].label;
+        c.worst.push_back(line.str());
+    }
+    return c;
+}
+
+namespace {
+
+std::string percent(double x) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << 100.0 * x << "%";
+    return s.str();
+}
+
+nlohmann::ordered_json summary_json(const sim::ErrorSummary& s) {
+    return {{"runs", s.runs}, {"median", s.median}, {"p95", s.p95}, {"worst", s.worst}, {"median_signed", s.median_signed}};
+}
+
+}  // namespace
+
+void write_check_text(std::ostream& out, const CalibrationCheck& c) {
+    out << c.title << ": " << c.problems << " problems, " << c.runs << " runs\n"
+        << "  |predicted - measured| / measured   median " << percent(c.model.median) << "   p95 " << percent(c.model.p95) << "   worst "
+        << percent(c.model.worst) << "   (signed median " << percent(c.model.median_signed) << ")\n"
+        << "  under 64 MB (" << c.small_model.runs << " runs): model median " << percent(c.small_model.median) << ", p95 " << percent(c.small_model.p95)
+        << "; roofline median " << percent(c.small_roofline.median) << ", p95 " << percent(c.small_roofline.p95) << "\n"
+        << "  waves exact: " << c.grids_matching << " of " << c.runs << " remade plans have the GPU's grid\n"
+        << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise\n"
+        << "  worst runs:\n";
+    for (const std::string& w : c.worst) out << "    " << w << "\n";
+}
+
+nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
+    return {{"title", c.title},
+            {"problems", c.problems},
+            {"runs", c.runs},
+            {"error", summary_json(c.model)},
+            {"under_64mb", {{"model", summary_json(c.small_model)}, {"roofline", summary_json(c.small_roofline)}}},
+            {"grids_matching", c.grids_matching},
+            {"fastest_right", c.fastest_right},
+            {"fastest_decided", c.fastest_decided},
+            {"worst", c.worst}};
+}
+
+}  // namespace leanattn::app

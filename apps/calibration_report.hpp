@@ -1,0 +1,34 @@
+// calibration_report.hpp — how well a kernel model predicts a measured sweep, as text or JSON.
+//
+// Per sweep: prediction error of every run (median, 95th percentile, worst, signed median), waves exact
+// (each remade plan's grid = the GPU's), the fastest strategy predicted right on the problems whose measured
+// gap between the two fastest exceeds their run-to-run noise (at least 1%), and the same errors for a plain
+// roofline (K+V bytes / copy bandwidth + one launch's fixed cost) on the problems under 64 MB.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/calibration.hpp"
+
+namespace leanattn::app {
+
+struct CalibrationCheck {
+    std::string title;
+    sim::ErrorSummary model, small_model, small_roofline;  // small: K+V under 64 MB
+    std::size_t grids_matching = 0, runs = 0;
+    std::size_t fastest_right = 0, fastest_decided = 0;  // problems whose measured gap exceeds noise
+    std::size_t problems = 0;
+    std::vector<std::string> worst;  // the worst runs, one line each
+};
+
+// `copy_gbps`: the device's copy bandwidth for the roofline.
+CalibrationCheck check_predictions(const std::string& title, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us,
+                                   const sim::KernelModel& kernel, double copy_gbps);
+
+void write_check_text(std::ostream& out, const CalibrationCheck& check);
+nlohmann::ordered_json check_to_json(const CalibrationCheck& check);
+
+}  // namespace leanattn::app

@@ -1,0 +1,197 @@
+// cmd_calibrate.cpp — `leanattn calibrate`: fit a kernel model to measured decode times, check one against
+// a sweep it never saw, or predict a sweep before it is measured (docs/calibration.md).
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "calibration_report.hpp"
+#include "cli.hpp"
+#include "commands.hpp"
+#include "core/input_error.hpp"
+#include "data_catalog.hpp"
+#include "kernel_file.hpp"
+#include "measured_runs.hpp"
+#include "problem_options.hpp"
+#include "sim/simulation.hpp"
+
+namespace leanattn::app {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Where a fit of leanattn's kernel starts when no --start is given: orders of magnitude read off one
+// H100 trace (docs/trace.md), so the fit starts in the right basin. Every numeric field is fitted.
+sim::KernelModel starting_guess(const std::string& name) {
+    sim::KernelModel k;
+    k.name = name;
+    k.ctas_per_sm = 1;
+    k.merge = sim::MergeOrder::all_at_once;
+    k.compute_overlaps_loads = true;
+    k.tensor_core_rows_min = 16;
+    k.bytes_in_flight_per_sm = 65536;
+    k.stream_latency_ns = 800;
+    k.latency_knee_exponent = 2;
+    k.compute_overlap_loss = 0.3;
+    k.bandwidth_over_copy = 1.0;
+    k.compute_ns_per_kscore = 300;
+    k.compute_ns_per_mmac = 10;
+    k.launch_ns = 5000;
+    k.cta_setup_ns = 1500;
+    k.plan_wait_ns = 1000;
+    k.segment_ns = 500;
+    k.pipeline_fills_per_segment = 1;
+    k.partial_store_ns = 500;
+    k.partial_store_ns_per_kb = 50;
+    k.output_store_ns = 700;
+    k.merge_ns = 1000;
+    k.merge_ns_per_partial = 200;
+    k.merge_ns_per_kb = 50;
+    k.reduce_launch_ns = 3000;
+    k.reduce_cta_ns = 1000;
+    k.reduce_ns_per_kb = 300;
+    return k;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+}
+
+// One line of a shapes file (problem flags and --dtype) as a problem on `device`.
+std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const std::string& device) {
+    ProblemFlags flags;
+    flags.strategy = "all";
+    std::string dtype = "fp16";
+    po::options_description desc("flags");
+    add_problem_flags(desc, flags, "text", true);
+    desc.add_options()("dtype", po::value(&dtype));
+    Args args = split_words(line);
+    args.push_back("--device");
+    args.push_back(device);
+    po::variables_map vm;
+    parse_or_help(args, desc, vm, "", "");
+    return {resolve_problem(flags, vm, "text", true), dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32})};
+}
+
+int predict(const std::string& shapes_file, const DeviceSpec& device, const sim::KernelModel& kernel, const std::string& device_flag, std::ostream& out) {
+    std::ifstream in(shapes_file);
+    if (!in) throw InputError({{"predict", shapes_file}}, "cannot be read");
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    std::size_t lines = 0;
+    for (std::string text; std::getline(in, text);) {
+        const std::string line = text.substr(0, text.find('#'));
+        if (split_words(line).empty()) continue;
+        ++lines;
+        const auto [p, dtype] = problem_of_line(line, device_flag);
+        json results = json::array();
+        for (Strategy s : p.strategies) {
+            PlanOptions options = p.plan;
+            options.strategy = s;
+            const Schedule plan = make_schedule(p.problem, planned, options);
+            sim::SimOptions so;
+            so.bytes_per_element = dtype_bytes(dtype);
+            so.kernel = &kernel;
+            results.push_back({{"strategy", std::string(strategy_name(s))}, {"grid", plan.grid}, {"predicted_us", sim::simulate(plan, so).makespan_ns / 1e3}});
+        }
+        out << json{{"flags", line}, {"device", device.name}, {"kernel", kernel.name}, {"results", results}}.dump() << "\n";
+    }
+    if (lines == 0) throw InputError({{"predict", shapes_file}}, "holds no problem line");
+    return exit_ok;
+}
+
+void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, const std::vector<sim::FitParameter>& params) {
+    out << "fitted in " << fit.iterations << " iterations; rms of log(predicted / measured) " << std::setprecision(3) << fit.rms_log_error << "\n"
+        << std::left << std::setw(34) << "field" << std::right << std::setw(12) << "start" << std::setw(12) << "fitted" << "\n";
+    for (const sim::FitParameter& p : params) {
+        out << std::left << std::setw(34) << p.name << std::right << std::setw(12) << std::setprecision(4) << *p.field(start) << std::setw(12)
+            << *p.field(fit.kernel) << "\n";
+    }
+}
+
+}  // namespace
+
+int calibrate_main(const Args& args) {
+    std::vector<std::string> measured, checks;
+    std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note;
+    int iterations = 40;
+    po::options_description desc("flags");
+    desc.add_options()("measured", po::value(&measured), "JSONL of `cuda bench --shapes` to fit on (repeat the flag for rounds of one sweep)")(
+        "check", po::value(&checks), "JSONL of a sweep to check the model on, never fitted (repeat for its rounds: their spread is the noise)")(
+        "predict", po::value(&predict_file), "a shapes file (problem flags per line): write each line's predicted time per strategy as JSONL")(
+        "device", po::value(&device_name)->default_value(device_name), "the GPU the runs were (or will be) measured on: a name in data/devices or a file")(
+        "kernel", po::value(&kernel_name), "the kernel model to check or predict with (data/kernels name, file, or paper); with --measured, the fit's result")(
+        "start", po::value(&start_name), "--measured: the kernel model the fit starts from (default: a built-in guess for leanattn's kernel)")(
+        "name", po::value(&name)->default_value(name), "--measured: the fitted model's name")(
+        "note", po::value(&fitted_note), "--measured: written as the model's \"fitted\" text (what, where, when)")(
+        "iterations", po::value(&iterations)->default_value(iterations), "--measured: at most this many Levenberg-Marquardt iterations")(
+        "format", po::value(&format)->default_value(format), "text|json: the report on stdout")(
+        "output,o", po::value(&output), "--measured: write the fitted kernel model here (JSON); --predict: the predictions");
+    po::variables_map vm;
+    if (!parse_or_help(args, desc, vm, "leanattn calibrate --measured FILE.jsonl... [--check FILE.jsonl...] -o KERNEL.json | --kernel K --check FILE... | --kernel K --predict SHAPES -o FILE",
+                       "Fits a kernel model (data/kernels: what a decode kernel costs on a GPU, beside the device file that says\n"
+                       "what the GPU is) to decode times measured by `leanattn cuda bench --shapes`, so that `leanattn simulate\n"
+                       "--kernel` predicts the kernel; checks a model on a sweep it never saw (errors, waves, fastest strategy,\n"
+                       "a plain roofline beside it); or predicts a sweep before it is measured. docs/calibration.md.\n\n"
+                       "  leanattn calibrate --measured h100-train.jsonl --check h100-heldout-1.jsonl --check h100-heldout-2.jsonl -o data/kernels/leanattn-h100.json\n"
+                       "  leanattn calibrate --kernel leanattn-h100 --device h200 --predict data/calibration/heldout-shapes.txt -o h200-predicted.jsonl")) {
+        return exit_ok;
+    }
+    if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
+    if (iterations < 0 || iterations > 1000) throw InputError("--iterations " + std::to_string(iterations), "must lie in 0..1000");
+    const DeviceSpec device = load_device(device_name);
+    if (!predict_file.empty()) {
+        if (kernel_name.empty()) throw InputError("--predict", "needs --kernel (the model to predict with)");
+        if (!measured.empty() || !checks.empty()) throw InputError("--predict", "goes alone: predictions are made before any measurement");
+        const sim::KernelModel kernel = load_kernel(kernel_name, device);
+        int status = exit_ok;
+        write_output(output, [&](std::ostream& out) { status = predict(predict_file, device, kernel, device_name, out); });
+        return status;
+    }
+    if (measured.empty() && checks.empty()) throw InputError("leanattn calibrate", "needs --measured (fit), --check (with --kernel) or --predict; see --help");
+    if (measured.empty() && kernel_name.empty()) throw InputError("--check", "needs --kernel (the model to check) or --measured (a fit to check)");
+    if (!measured.empty() && output.empty()) throw InputError("--measured", "needs -o FILE for the fitted kernel model");
+
+    sim::KernelModel kernel;
+    json report;
+    std::ostringstream text;
+    if (!measured.empty()) {
+        const MeasuredSweep sweep = read_measured(measured);
+        const sim::KernelModel start = start_name.empty() ? starting_guess(name) : load_kernel(start_name, device);
+        const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
+        const std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned);
+        std::cerr << "calibrate: fitting " << params.size() << " fields to " << sweep.runs.size() << " runs of " << sweep.problems << " problems ("
+                  << sweep.gpu << ")\n";
+        sim::FitReport fit = sim::fit_kernel(planned, start, params, iterations, [](int it, double rms) {
+            std::cerr << "  iteration " << it << ": rms log error " << rms << "\n";
+        });
+        fit.kernel.name = name;
+        fit.kernel.description = "leanattn's decode kernel, fitted by `leanattn calibrate` on " + device.name;
+        kernel = fit.kernel;
+        print_fit(text, start, fit, params);
+        const CalibrationCheck train = check_predictions("fit (" + measured.front() + ")", planned, sim::predict_us(planned, kernel), kernel,
+                                                         device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps);
+        write_check_text(text, train);
+        report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"kernel", kernel_to_json(kernel, fitted_note)}, {"check", check_to_json(train)}};
+        write_output(output, [&](std::ostream& out) { out << kernel_to_json(kernel, fitted_note).dump(2) << "\n"; });
+    } else {
+        kernel = load_kernel(kernel_name, device);
+    }
+    if (!checks.empty()) {
+        const MeasuredSweep sweep = read_measured(checks);
+        const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, kernel);
+        const double copy = device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps;
+        const CalibrationCheck check = check_predictions("check (" + checks.front() + (checks.size() > 1 ? ", " + std::to_string(checks.size()) + " rounds" : "") + ")",
+                                                         planned, sim::predict_us(planned, kernel), kernel, copy);
+        write_check_text(text, check);
+        report["check"] = check_to_json(check);
+    }
+    if (format == "json") std::cout << report.dump(2) << "\n";
+    else std::cout << text.str();
+    return exit_ok;
+}
+
+}  // namespace leanattn::app

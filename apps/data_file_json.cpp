@@ -1,0 +1,79 @@
+#include "data_file_json.hpp"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "core/input_error.hpp"
+
+namespace leanattn::app::data_file {
+
+void Source::refuse(const std::string& why) const { throw InputError({{parameter, file}}, why); }
+
+json parse_strict(const std::string& text, const Source& source) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) source.refuse("the file is empty");
+    std::vector<std::set<std::string>> keys;  // one set per open object
+    std::string duplicate;
+    const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+        if (depth > 16) throw InputError({{source.parameter, source.file}}, "JSON nested deeper than 16 levels");
+        if (event == json::parse_event_t::object_start) keys.emplace_back();
+        if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+        if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+            duplicate = parsed.get<std::string>();
+        }
+        return true;
+    };
+    json j;
+    try {
+        j = json::parse(text, check);
+    } catch (const json::exception& e) {
+        source.refuse(std::string("malformed JSON: ") + e.what());
+    }
+    if (!duplicate.empty()) source.refuse("the key \"" + duplicate + "\" appears twice");
+    if (!j.is_object()) source.refuse("expected one JSON object");
+    return j;
+}
+
+const json& key(const json& j, const char* name, const Source& source) {
+    if (!j.contains(name)) source.refuse(std::string("missing key \"") + name + "\"");
+    return j.at(name);
+}
+
+std::string text_field(const json& j, const char* name, const Source& source) {
+    const json& v = key(j, name, source);
+    if (!v.is_string()) source.refuse(std::string("\"") + name + "\" must be a string");
+    return v.get<std::string>();
+}
+
+std::int64_t positive_integer(const json& j, const char* name, const Source& source) {
+    const json& v = key(j, name, source);
+    // An unsigned value above 2^63 − 1 would wrap to a negative int64: out of range either way.
+    const bool too_large = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+    if (!v.is_number_integer() || too_large || v.get<std::int64_t>() <= 0) source.refuse(std::string("\"") + name + "\" must be a positive integer");
+    return v.get<std::int64_t>();
+}
+
+double finite_number(const json& j, const char* name, const Source& source) {
+    const json& v = key(j, name, source);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) source.refuse(std::string("\"") + name + "\" must be a finite number");
+    return v.get<double>();
+}
+
+std::string optional_text(const json& j, const char* name, const Source& source) {
+    if (!j.contains(name)) return {};
+    return text_field(j, name, source);
+}
+
+bool boolean(const json& j, const char* name, const Source& source) {
+    const json& v = key(j, name, source);
+    if (!v.is_boolean()) source.refuse(std::string("\"") + name + "\" must be true or false");
+    return v.get<bool>();
+}
+
+void read_names(const json& j, const Source& source, std::string& name, std::string& description) {
+    name = text_field(j, "name", source);
+    if (name.empty()) source.refuse("\"name\" must not be empty");
+    description = optional_text(j, "description", source);
+}
+
+}  // namespace leanattn::app::data_file

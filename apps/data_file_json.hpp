@@ -1,0 +1,33 @@
+// data_file_json.hpp — the strict JSON reading every data file shares (devices, models, kernels).
+//
+// Errors name the file as a parameter (`device`, `model`, `kernel`: the command line says --device FILE)
+// and the key: malformed JSON, a duplicate or missing key, a wrong type.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace leanattn::app::data_file {
+
+using nlohmann::json;
+
+struct Source {
+    const char* parameter;
+    const std::string& file;
+    [[noreturn]] void refuse(const std::string& why) const;
+};
+
+// One JSON object; duplicate keys (which nlohmann would silently resolve to the last) and nesting deeper than
+// any data file needs are refused.
+json parse_strict(const std::string& text, const Source& source);
+const json& key(const json& j, const char* name, const Source& source);
+std::string text_field(const json& j, const char* name, const Source& source);
+std::int64_t positive_integer(const json& j, const char* name, const Source& source);
+double finite_number(const json& j, const char* name, const Source& source);
+bool boolean(const json& j, const char* name, const Source& source);
+std::string optional_text(const json& j, const char* name, const Source& source);
+// The keys every data file starts with: a non-empty "name" and an optional "description".
+void read_names(const json& j, const Source& source, std::string& name, std::string& description);
+
+}  // namespace leanattn::app::data_file

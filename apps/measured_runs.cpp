@@ -1,0 +1,120 @@
+#include "measured_runs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/dtype.hpp"
+#include "core/input_error.hpp"
+#include "core/strategy.hpp"
+
+namespace leanattn::app {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Line {
+    std::string flags;
+    Problem problem;
+    std::int64_t bytes_per_element = 2;
+    std::vector<std::tuple<Strategy, std::int64_t, double>> results;  // strategy, grid, median µs
+    double copy_gbps = 0.0;
+    std::string gpu;
+};
+
+Line parse_line(const json& j) {
+    Line l;
+    l.flags = j.value("flags", "");
+    const json& p = j.at("problem");
+    l.problem.batch = p.at("batch").get<std::int64_t>();
+    l.problem.q_heads = p.at("q_heads").get<std::int64_t>();
+    l.problem.kv_heads = p.at("kv_heads").get<std::int64_t>();
+    l.problem.head_dim = p.at("head_dim").get<std::int64_t>();
+    l.problem.q_len = p.at("q_len").get<std::int64_t>();
+    l.problem.tile = p.at("tile").get<std::int64_t>();
+    l.problem.ctx = p.at("ctx").get<std::vector<std::int64_t>>();
+    check_problem(l.problem);
+    l.bytes_per_element = j.at("dtype").get<std::string>() == "fp32" ? 4 : 2;
+    l.copy_gbps = j.value("copy_gbps", 0.0);
+    l.gpu = j.value("device", "");
+    for (const json& r : j.at("results")) {
+        const auto strategy = parse_strategy(r.at("strategy").get<std::string>());
+        if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
+        const double us = r.at("median_us").get<double>();
+        if (!(us > 0.0) || !std::isfinite(us)) throw InputError("median_us", "must be a positive time");
+        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us);
+    }
+    return l;
+}
+
+std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
+    std::ifstream in(file);
+    if (!in) throw InputError({{"measured", file}}, "cannot be read");
+    std::vector<Line> lines;
+    std::size_t number = 0;
+    for (std::string text; std::getline(in, text);) {
+        ++number;
+        if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+            const json j = json::parse(text);
+            if (j.contains("error")) {
+                ++refused;
+                continue;
+            }
+            lines.push_back(parse_line(j));
+        } catch (const json::exception& e) {
+            throw InputError({{"measured", file + ":" + std::to_string(number)}}, std::string("not a `cuda bench --shapes` record: ") + e.what());
+        } catch (const InputError& e) {
+            throw InputError({{"measured", file + ":" + std::to_string(number)}}, e.what());
+        }
+    }
+    if (lines.empty()) throw InputError({{"measured", file}}, "holds no measured problem");
+    return lines;
+}
+
+}  // namespace
+
+MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
+    MeasuredSweep sweep;
+    std::vector<std::vector<Line>> rounds;
+    for (const std::string& f : round_files) {
+        std::size_t refused = 0;
+        rounds.push_back(read_round(f, refused));
+        if (rounds.size() == 1) sweep.refused = refused;
+        if (rounds.back().size() != rounds.front().size()) {
+            throw InputError({{"measured", f}}, "holds " + std::to_string(rounds.back().size()) + " problems where " + round_files.front() + " holds " +
+                                                    std::to_string(rounds.front().size()) + ": rounds of one sweep must match line by line");
+        }
+    }
+    const std::vector<Line>& first = rounds.front();
+    std::vector<double> copies;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        if (first[i].copy_gbps > 0.0) copies.push_back(first[i].copy_gbps);
+        for (std::size_t s = 0; s < first[i].results.size(); ++s) {
+            std::vector<double> times;
+            for (std::size_t r = 0; r < rounds.size(); ++r) {
+                const Line& l = rounds[r][i];
+                if (l.flags != first[i].flags || l.results.size() != first[i].results.size() || std::get<0>(l.results[s]) != std::get<0>(first[i].results[s])) {
+                    throw InputError({{"measured", round_files[r]}}, "line " + std::to_string(i + 1) + " is not the same problem and strategies as in " + round_files.front());
+                }
+                times.push_back(std::get<2>(l.results[s]));
+            }
+            double mean = 0.0, spread = 0.0;
+            for (double t : times) mean += t / static_cast<double>(times.size());
+            for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
+            const auto& [strategy, grid, _] = first[i].results[s];
+            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread});
+        }
+    }
+    sweep.problems = first.size();
+    sweep.gpu = first.front().gpu;
+    if (!copies.empty()) {
+        std::nth_element(copies.begin(), copies.begin() + static_cast<std::ptrdiff_t>(copies.size() / 2), copies.end());
+        sweep.copy_gbps = copies[copies.size() / 2];
+    }
+    return sweep;
+}
+
+}  // namespace leanattn::app

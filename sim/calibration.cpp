@@ -1,0 +1,218 @@
+#include "calibration.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <cmath>
+#include <thread>
+
+#include "simulation.hpp"
+
+namespace leanattn::sim {
+
+PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel) {
+    PlannedRuns out;
+    out.runs = runs;
+    const DeviceSpec planned = device_for_kernel(device, kernel);
+    for (const MeasuredRun& r : runs) {
+        PlanOptions options;
+        options.strategy = r.strategy;
+        out.plans.push_back(make_schedule(r.problem, planned, options));
+        out.grid_matches.push_back(out.plans.back().grid == r.grid);
+    }
+    return out;
+}
+
+std::vector<double> predict_us(const PlannedRuns& planned, const KernelModel& kernel, unsigned threads) {
+    const std::size_t n = planned.plans.size();
+    std::vector<double> out(n, 0.0);
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i = next++; i < n; i = next++) {
+            SimOptions options;
+            options.bytes_per_element = planned.runs[i].bytes_per_element;
+            options.kernel = &kernel;
+            out[i] = simulate(planned.plans[i], options).makespan_ns / 1e3;
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    return out;
+}
+
+std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned) {
+    const auto field = [](double KernelModel::*member) { return [member](KernelModel& k) { return &(k.*member); }; };
+    std::vector<FitParameter> params = {
+        {"bytes_in_flight_per_sm", field(&KernelModel::bytes_in_flight_per_sm)},
+        {"stream_latency_ns", field(&KernelModel::stream_latency_ns)},
+        {"latency_knee_exponent", field(&KernelModel::latency_knee_exponent), 1.0, 64.0},
+        {"bandwidth_over_copy", field(&KernelModel::bandwidth_over_copy), 0.5, 2.0},
+        {"compute_ns_per_kscore", field(&KernelModel::compute_ns_per_kscore)},
+        {"compute_ns_per_mmac", field(&KernelModel::compute_ns_per_mmac)},
+        {"compute_overlap_loss", field(&KernelModel::compute_overlap_loss), 1e-3, 1.0},
+        {"launch_ns", field(&KernelModel::launch_ns)},
+        {"cta_setup_ns", field(&KernelModel::cta_setup_ns)},
+        {"plan_wait_ns", field(&KernelModel::plan_wait_ns)},
+        {"segment_ns", field(&KernelModel::segment_ns)},
+        {"pipeline_fills_per_segment", field(&KernelModel::pipeline_fills_per_segment), 1e-3, 8.0},
+        {"partial_store_ns", field(&KernelModel::partial_store_ns)},
+        {"partial_store_ns_per_kb", field(&KernelModel::partial_store_ns_per_kb)},
+        {"output_store_ns", field(&KernelModel::output_store_ns)},
+        {"merge_ns", field(&KernelModel::merge_ns)},
+        {"merge_ns_per_partial", field(&KernelModel::merge_ns_per_partial)},
+        {"merge_ns_per_kb", field(&KernelModel::merge_ns_per_kb)},
+        {"reduce_launch_ns", field(&KernelModel::reduce_launch_ns)},
+        {"reduce_cta_ns", field(&KernelModel::reduce_cta_ns)},
+        {"reduce_ns_per_kb", field(&KernelModel::reduce_ns_per_kb)}};
+    bool present[KernelModel::path_count] = {};
+    for (const MeasuredRun& r : planned.runs) {
+        if (const int path = kernel_path(r.problem); path >= 0) present[path] = true;
+    }
+    for (int i = 0; i < KernelModel::path_count; ++i) {
+        if (present[i]) params.push_back({std::string("cta_ns_per_kb_by_path.") + kernel_path_names[i], [i](KernelModel& k) { return &k.cta_ns_per_kb_by_path[i]; }});
+    }
+    return params;
+}
+
+namespace {
+
+KernelModel with(const KernelModel& base, const std::vector<FitParameter>& params, const std::vector<double>& log_values) {
+    KernelModel k = base;
+    for (std::size_t j = 0; j < params.size(); ++j) *params[j].field(k) = std::exp(log_values[j]);
+    return k;
+}
+
+// The fit's residuals: e = log(predicted / measured), made robust (Cauchy's loss, scale 10%): least squares on
+// sign(e) · sqrt(ρ(e)) minimises Σ ρ(e), ρ(e) = c² · log(1 + (e/c)²), so that a few runs the model cannot
+// explain (a shape with a cost of its own) pull the rest less than squares would.
+std::vector<double> residuals(const PlannedRuns& planned, const KernelModel& k) {
+    constexpr double c = 0.1;
+    const std::vector<double> predicted = predict_us(planned, k);
+    std::vector<double> r(predicted.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        const double e = std::log(predicted[i] / planned.runs[i].measured_us);
+        r[i] = std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
+    }
+    return r;
+}
+
+double sum_squares(const std::vector<double>& r) {
+    double s = 0.0;
+    for (double x : r) s += x * x;
+    return s;
+}
+
+// Solves (A + λ·diag(A)) x = b in place (A symmetric positive semi-definite, small): Gaussian elimination
+// with partial pivoting; a singular direction gets no step.
+std::vector<double> solve_damped(std::vector<std::vector<double>> a, std::vector<double> b, double lambda) {
+    const std::size_t m = b.size();
+    for (std::size_t j = 0; j < m; ++j) a[j][j] += lambda * std::max(a[j][j], 1e-12);
+    for (std::size_t c = 0; c < m; ++c) {
+        std::size_t pivot = c;
+        for (std::size_t r = c + 1; r < m; ++r) {
+            if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
+        }
+        std::swap(a[c], a[pivot]);
+        std::swap(b[c], b[pivot]);
+        if (std::abs(a[c][c]) < 1e-300) continue;
+        for (std::size_t r = c + 1; r < m; ++r) {
+            const double f = a[r][c] / a[c][c];
+            for (std::size_t k = c; k < m; ++k) a[r][k] -= f * a[c][k];
+            b[r] -= f * b[c];
+        }
+    }
+    std::vector<double> x(m, 0.0);
+    for (std::size_t c = m; c-- > 0;) {
+        if (std::abs(a[c][c]) < 1e-300) continue;
+        double s = b[c];
+        for (std::size_t k = c + 1; k < m; ++k) s -= a[c][k] * x[k];
+        x[c] = s / a[c][c];
+    }
+    return x;
+}
+
+}  // namespace
+
+FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const std::vector<FitParameter>& params, int max_iterations,
+                     const std::function<void(int, double)>& progress) {
+    const std::size_t m = params.size(), n = planned.runs.size();
+    std::vector<double> theta(m), lo(m), hi(m);
+    KernelModel first = start;
+    for (std::size_t j = 0; j < m; ++j) {
+        lo[j] = std::log(params[j].lo), hi[j] = std::log(params[j].hi);
+        double value = *params[j].field(first);
+        if (value <= 0.0) value = params[j].name.rfind("cta_ns_per_kb_by_path.", 0) == 0 ? 10.0 : params[j].lo;
+        theta[j] = std::clamp(std::log(value), lo[j], hi[j]);
+    }
+    std::vector<double> r = residuals(planned, with(start, params, theta));
+    double cost = sum_squares(r), lambda = 1e-2;
+    int iteration = 0;
+    for (; iteration < max_iterations; ++iteration) {
+        // Jacobian of the residuals by forward differences in log space (a 2% step: the simulator is
+        // piecewise smooth, and smaller steps see its event order flip rather than its slope).
+        std::vector<std::vector<double>> jac(m, std::vector<double>(n));
+        for (std::size_t j = 0; j < m; ++j) {
+            std::vector<double> t = theta;
+            t[j] += 0.02;
+            const std::vector<double> rj = residuals(planned, with(start, params, t));
+            for (std::size_t i = 0; i < n; ++i) jac[j][i] = (rj[i] - r[i]) / 0.02;
+        }
+        std::vector<std::vector<double>> a(m, std::vector<double>(m, 0.0));
+        std::vector<double> g(m, 0.0);
+        for (std::size_t j = 0; j < m; ++j) {
+            for (std::size_t k = 0; k <= j; ++k) {
+                double s = 0.0;
+                for (std::size_t i = 0; i < n; ++i) s += jac[j][i] * jac[k][i];
+                a[j][k] = a[k][j] = s;
+            }
+            for (std::size_t i = 0; i < n; ++i) g[j] -= jac[j][i] * r[i];
+        }
+        bool improved = false;
+        for (int attempt = 0; attempt < 8 && !improved; ++attempt) {
+            const std::vector<double> step = solve_damped(a, g, lambda);
+            std::vector<double> t = theta;
+            for (std::size_t j = 0; j < m; ++j) t[j] = std::clamp(theta[j] + std::clamp(step[j], -2.0, 2.0), lo[j], hi[j]);
+            const std::vector<double> rt = residuals(planned, with(start, params, t));
+            const double ct = sum_squares(rt);
+            if (ct < cost) {
+                improved = true;
+                const double gain = (cost - ct) / cost;
+                theta = t, r = rt, cost = ct;
+                lambda = std::max(lambda / 3.0, 1e-6);
+                if (progress) progress(iteration + 1, std::sqrt(cost / static_cast<double>(n)));
+                if (gain < 1e-4) return {with(start, params, theta), iteration + 1, std::sqrt(cost / static_cast<double>(n))};
+            } else {
+                lambda *= 4.0;
+            }
+        }
+        if (!improved) break;
+    }
+    return {with(start, params, theta), iteration, std::sqrt(cost / static_cast<double>(std::max<std::size_t>(n, 1)))};
+}
+
+ErrorSummary summarize_errors(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, const std::vector<bool>& include) {
+    std::vector<double> abs_err, signed_err;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!include.empty() && !include[i]) continue;
+        const double e = (predicted_us[i] - runs[i].measured_us) / runs[i].measured_us;
+        abs_err.push_back(std::abs(e));
+        signed_err.push_back(e);
+    }
+    ErrorSummary s;
+    s.runs = abs_err.size();
+    if (abs_err.empty()) return s;
+    std::sort(abs_err.begin(), abs_err.end());
+    std::sort(signed_err.begin(), signed_err.end());
+    const auto at = [](const std::vector<double>& v, double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))]; };
+    s.median = at(abs_err, 0.5);
+    s.p95 = at(abs_err, 0.95);
+    s.worst = abs_err.back();
+    s.median_signed = at(signed_err, 0.5);
+    return s;
+}
+
+}  // namespace leanattn::sim

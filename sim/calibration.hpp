@@ -1,0 +1,72 @@
+// calibration.hpp — a kernel model fitted to measured decode times, and how well a model predicts them.
+//
+// A measured run is one (problem, strategy) timed on a GPU (`leanattn cuda bench`: median of CUDA-graph
+// replays after an L2 flush). Its plan is remade here with the kernel's CTAs per SM on the device file of
+// that GPU, so the simulator plays the very plan the kernel ran; `grid_matches` says whether it did (the
+// measured grid against the remade one: waves exact).
+//
+// The fit (Levenberg–Marquardt on log(predicted / measured), parameters in log space, Jacobian by forward
+// differences, runs simulated on every core) changes only the kernel model's fields named in `parameters`;
+// the rest keep `start`'s values. docs/calibration.md explains the model and what each field stands for.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/schedule.hpp"
+#include "kernel_model.hpp"
+
+namespace leanattn::sim {
+
+struct MeasuredRun {
+    std::string label;                   // what identifies the shape (its command-line flags)
+    Problem problem;
+    std::int64_t bytes_per_element = 2;  // K and V element size
+    Strategy strategy = Strategy::stream_k;
+    std::int64_t grid = 0;               // the grid the GPU ran
+    double measured_us = 0.0;
+    double noise = 0.0;                  // run-to-run spread, relative (0 when measured once)
+};
+
+// The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.
+struct PlannedRuns {
+    std::vector<MeasuredRun> runs;
+    std::vector<Schedule> plans;
+    std::vector<bool> grid_matches;
+};
+PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel);
+
+// Simulated time of every run, in µs (its makespan), run on up to `threads` threads (0: every core).
+std::vector<double> predict_us(const PlannedRuns& planned, const KernelModel& kernel, unsigned threads = 0);
+
+// One field of the kernel model the fit may move (positive: it is fitted in log space).
+struct FitParameter {
+    std::string name;
+    std::function<double*(KernelModel&)> field;  // where the value lives
+    double lo = 1e-3, hi = 1e9;      // the fit keeps it inside
+};
+// Every field a fit of leanattn's kernel moves by default: the costs, the memory law, and the bytes in
+// flight of each kernel path that `planned` holds runs of.
+std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned);
+
+struct FitReport {
+    KernelModel kernel;
+    int iterations = 0;
+    double rms_log_error = 0.0;  // sqrt(mean(ρ(log(predicted / measured)))) at the end: ρ is the fit's robust loss (calibration.cpp)
+};
+
+// `progress(iteration, rms)` is called after each iteration (may be empty).
+FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const std::vector<FitParameter>& parameters, int max_iterations = 40,
+                     const std::function<void(int, double)>& progress = {});
+
+// |predicted − measured| / measured over runs: median, 95th percentile, worst.
+struct ErrorSummary {
+    std::size_t runs = 0;
+    double median = 0.0, p95 = 0.0, worst = 0.0;
+    double median_signed = 0.0;  // median of (predicted − measured) / measured: > 0 pessimistic
+};
+ErrorSummary summarize_errors(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, const std::vector<bool>& include = {});
+
+}  // namespace leanattn::sim
