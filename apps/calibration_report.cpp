@@ -45,7 +45,7 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             const double gap = (second.measured_us - best.measured_us) / best.measured_us;
             if (gap > std::max({0.01, best.noise, second.noise})) {
                 ++c.fastest_decided;
-                const std::size_t predicted = *std::min_element(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return predicted_us[a] < predicted_us[b]; });
+                const std::size_t predicted = sim::fastest_run(predicted_us, runs, begin, end);
                 c.fastest_right += predicted == order[0] ? 1 : 0;
             }
         }

@@ -35,11 +35,13 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.latency_knee_exponent = 2;
     k.compute_overlap_loss = 0.3;
     k.bandwidth_over_copy = 1.0;
+    k.sm_latency_spread = 0.3;
     k.compute_ns_per_kscore = 300;
     k.compute_ns_per_mmac = 10;
     k.launch_ns = 5000;
     k.cta_setup_ns = 1500;
     k.plan_wait_ns = 1000;
+    k.stream_k_walk_ns = 500;
     k.segment_ns = 500;
     k.pipeline_fills_per_segment = 1;
     k.partial_store_ns = 500;

@@ -51,12 +51,14 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned) {
         {"stream_latency_ns", field(&KernelModel::stream_latency_ns)},
         {"latency_knee_exponent", field(&KernelModel::latency_knee_exponent), 1.0, 64.0},
         {"bandwidth_over_copy", field(&KernelModel::bandwidth_over_copy), 0.5, 2.0},
+        {"sm_latency_spread", field(&KernelModel::sm_latency_spread), 1e-3, 4.0},
         {"compute_ns_per_kscore", field(&KernelModel::compute_ns_per_kscore)},
         {"compute_ns_per_mmac", field(&KernelModel::compute_ns_per_mmac)},
         {"compute_overlap_loss", field(&KernelModel::compute_overlap_loss), 1e-3, 1.0},
         {"launch_ns", field(&KernelModel::launch_ns)},
         {"cta_setup_ns", field(&KernelModel::cta_setup_ns)},
         {"plan_wait_ns", field(&KernelModel::plan_wait_ns)},
+        {"stream_k_walk_ns", field(&KernelModel::stream_k_walk_ns)},
         {"segment_ns", field(&KernelModel::segment_ns)},
         {"pipeline_fills_per_segment", field(&KernelModel::pipeline_fills_per_segment), 1e-3, 8.0},
         {"partial_store_ns", field(&KernelModel::partial_store_ns)},
@@ -192,6 +194,16 @@ FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const
         if (!improved) break;
     }
     return {with(start, params, theta), iteration, std::sqrt(cost / static_cast<double>(std::max<std::size_t>(n, 1)))};
+}
+
+std::size_t fastest_run(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, std::size_t begin, std::size_t end) {
+    const auto simplicity = [](Strategy s) { return s == Strategy::no_split ? 0 : s == Strategy::fixed_split ? 1 : 2; };
+    std::size_t best = begin;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+        const bool tie = std::abs(predicted_us[i] - predicted_us[best]) <= 1e-3 * predicted_us[best];
+        if (tie ? simplicity(runs[i].strategy) < simplicity(runs[best].strategy) : predicted_us[i] < predicted_us[best]) best = i;
+    }
+    return best;
 }
 
 ErrorSummary summarize_errors(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, const std::vector<bool>& include) {

@@ -49,13 +49,16 @@ LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t 
     const PlanView plan = s.view();
     const double token_bytes = static_cast<double>(p.head_dim * 2 * bytes_per_element);
     const double row_blocks = static_cast<double>((p.q_len * p.group() + 15) / 16);
+    // A stream-k plan whose CTAs each hold one whole output is walked as no-split (one lookup); any other
+    // searches the plan for its range first.
+    const double walk = s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0;
     LaunchProgram program;
     program.phases.reserve(static_cast<std::size_t>(s.grid) * 6);
     program.first.reserve(static_cast<std::size_t>(s.grid) + 1);
     Builder b(program);
     for (std::int64_t g = 0; g < s.grid; ++g) {
         // CTAs dispatch in grid order: the first resident_ctas() are the first wave, there before the live plan.
-        b.work(k.cta_setup_ns + (g < s.device.resident_ctas() ? k.plan_wait_ns : 0.0));
+        b.work(k.cta_setup_ns + walk + (g < s.device.resident_ctas() ? k.plan_wait_ns : 0.0));
         bool any = false;
         for (CtaWalker w(plan, g); w.valid(); w.advance()) {
             if (any) b.work(k.segment_ns);

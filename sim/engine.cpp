@@ -27,6 +27,8 @@ struct Cta {
     double remaining = 0.0, mark = 0.0;  // bytes left to stream as of S = mark
     double stream_begin_ns = 0.0;        // when the current stream phase began
     std::uint32_t version = 0;           // bumps when a stream completion is rescheduled
+    double state_since_ns = 0.0;         // when `state` began
+    CtaSpan span;                        // filled as it runs
 };
 
 struct Partition {
@@ -67,6 +69,10 @@ public:
         return t_;
     }
 
+    void append_spans(std::vector<CtaSpan>& out) const {
+        for (const Cta& c : ctas_) out.push_back(c.span);
+    }
+
 private:
     Cta& cta(std::int64_t g) { return ctas_[static_cast<std::size_t>(g)]; }
     const Phase& phase_of(const Cta& c) const { return program_.phases[static_cast<std::size_t>(c.phase)]; }
@@ -80,6 +86,8 @@ private:
         c.phase = program_.first[static_cast<std::size_t>(g)];
         c.end = program_.first[static_cast<std::size_t>(g) + 1];
         slot_cta_[static_cast<std::size_t>(slot)] = g;
+        c.span.sm = c.sm;
+        c.span.start_ns = t_;
         ready_.push_back(g);
     }
 
@@ -115,6 +123,9 @@ private:
     }
 
     void set_state(Cta& c, SmState state) {
+        if (c.state == SmState::waiting) c.span.wait_ns += t_ - c.state_since_ns;
+        if (c.state == SmState::reduce) c.span.reduce_ns += t_ - c.state_since_ns;
+        c.state_since_ns = t_;
         if (c.state != SmState::idle) timeline_.leave(c.sm, c.state, t_);
         c.state = state;
         if (state != SmState::idle) timeline_.enter(c.sm, state, t_);
@@ -184,6 +195,7 @@ private:
     void finish(std::int64_t g) {
         Cta& c = cta(g);
         set_state(c, SmState::idle);
+        c.span.end_ns = t_;
         slot_cta_[static_cast<std::size_t>(c.slot)] = -1;
         ++finished_;
         if (next_cta_ < program_.grid()) dispatch(c.slot);
@@ -192,7 +204,7 @@ private:
     // Brings the streams on `sm` up to date and reschedules them for `k` streaming CTAs there.
     void reshare(std::int64_t sm, std::int64_t k_old, std::int64_t k_new) {
         Partition& p = partition_of_sm(sm);
-        const double w = memory_.bytes_in_flight_per_sm();
+        const double w = memory_.sm_bytes_per_s(sm);
         for (std::int64_t j = 0; j < ctas_per_sm_; ++j) {
             const std::int64_t g = slot_cta_[static_cast<std::size_t>(sm + j * sms_)];
             if (g < 0 || !cta(g).streaming) continue;
@@ -220,7 +232,7 @@ private:
         c.remaining = bytes;
         c.mark = p.s;
         ++c.version;
-        p.done.emplace(p.s + bytes * static_cast<double>(k) / memory_.bytes_in_flight_per_sm(), g, c.version);
+        p.done.emplace(p.s + bytes * static_cast<double>(k) / memory_.sm_bytes_per_s(c.sm), g, c.version);
     }
 
     void end_stream(std::int64_t g) {
@@ -265,9 +277,12 @@ private:
 }  // namespace
 
 double run_launch(const LaunchProgram& program, std::int64_t sms, std::int64_t ctas_per_sm, const MemoryModel& memory,
-                  SmTimeline& timeline, double start_ns) {
+                  SmTimeline& timeline, double start_ns, std::vector<CtaSpan>* ctas) {
     if (program.grid() <= 0) return start_ns;
-    return Engine(program, sms, ctas_per_sm, memory, timeline, start_ns).run();
+    Engine engine(program, sms, ctas_per_sm, memory, timeline, start_ns);
+    const double end = engine.run();
+    if (ctas != nullptr) engine.append_spans(*ctas);
+    return end;
 }
 
 }  // namespace leanattn::sim

@@ -36,6 +36,7 @@ struct KernelModel {
     double stream_latency_ns = 260.0;
     double latency_knee_exponent = 1.0;
     double bandwidth_over_copy = 0.0;
+    double sm_latency_spread = 0.0;  // SMs' latencies differ by up to this fraction (sim/memory_model.hpp); 0: all equal
 
     // Compute: per 1,024 scores (query row × token, rows padded as the kernel pads them) and per million
     // multiply-adds (Q·K and P·V: 2 × padded rows × tokens × head_dim). compute_overlaps_loads: a segment
@@ -55,6 +56,7 @@ struct KernelModel {
     double launch_ns = 2000.0;          // from the step's start to its first CTA (and after the last CTA, to the step's end)
     double cta_setup_ns = 600.0;        // a CTA's start to its first load (the walker, Q)
     double plan_wait_ns = 0.0;          // a CTA of the first wave also waits this long (the live plan made on the GPU)
+    double stream_k_walk_ns = 0.0;      // a stream-k CTA's extra set-up: finding its range in a plan that splits outputs
     double segment_ns = 0.0;            // each further segment of a CTA: Q again, the walker's next step
     // Each segment's stream starts with an empty pipeline: it is charged this many windows of
     // bytes_in_flight_per_sm more than its bytes, i.e. that many round trips at the loaded latency of the moment.

@@ -1,6 +1,7 @@
 #include "memory_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/loaded_latency.hpp"
 
@@ -12,6 +13,16 @@ MemoryModel::MemoryModel(const DeviceTiming& t, std::int64_t sms)
     const std::int64_t largest = (sms + partitions_ - 1) / partitions_;
     latency_.resize(static_cast<std::size_t>(largest + 1));
     for (std::int64_t n = 0; n <= largest; ++n) latency_[static_cast<std::size_t>(n)] = leanattn::loaded_latency_ns(t, static_cast<double>(n), bandwidth);
+}
+
+void MemoryModel::set_sm_latency_spread(double spread) {
+    factor_.clear();
+    if (spread <= 0.0) return;
+    factor_.resize(static_cast<std::size_t>(sms_));
+    for (std::int64_t s = 0; s < sms_; ++s) {
+        const double u = std::fmod(static_cast<double>(s) * 0.6180339887498949, 1.0);
+        factor_[static_cast<std::size_t>(s)] = 1.0 + spread * u;
+    }
 }
 
 }  // namespace leanattn::sim

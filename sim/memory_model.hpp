@@ -24,6 +24,14 @@ public:
     // SMs are split evenly and contiguously: SM s reads partition s · partitions / sms.
     std::int64_t partition_of(std::int64_t sm) const { return sm * partitions_ / sms_; }
     double bytes_in_flight_per_sm() const { return in_flight_; }
+    // Bytes SM `sm` reads per unit of its partition's virtual clock S (dS/dt = 1 / loaded latency): its bytes in
+    // flight over its latency factor (1 unless set_sm_latency_spread made SMs unequal).
+    double sm_bytes_per_s(std::int64_t sm) const { return factor_.empty() ? in_flight_ : in_flight_ / factor_[static_cast<std::size_t>(sm)]; }
+    // SMs see unequal latencies (farther from the memory controllers, or queued behind others): SM s's latency
+    // is the partition's × (1 + spread · u_s), u_s spread evenly over [0, 1) in a fixed order unrelated to s
+    // (u_s = frac(s · golden ratio)). Under equal shares the waves of equal CTAs stay in lockstep; on a GPU
+    // the faster SMs take more CTAs and the tail shrinks.
+    void set_sm_latency_spread(double spread);
     // Loaded latency (ns) while `streaming_sms` SMs of one partition stream (tabulated: exact and fast).
     double loaded_latency_ns(std::int64_t streaming_sms) const { return latency_[static_cast<std::size_t>(streaming_sms)]; }
     // One streaming SM's read rate in bytes/ns (= GB/s) while `streaming_sms` SMs of its partition stream.
@@ -34,6 +42,7 @@ private:
     std::int64_t partitions_;
     double in_flight_;
     std::vector<double> latency_;  // (largest partition's SMs + 1)
+    std::vector<double> factor_;   // per SM; empty: all 1
 };
 
 }  // namespace leanattn::sim

@@ -20,7 +20,8 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     memory_law.mem_latency_ns = kernel.stream_latency_ns;
     memory_law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm;
     memory_law.latency_knee_exponent = kernel.latency_knee_exponent;
-    const MemoryModel memory(memory_law, device.sms);
+    MemoryModel memory(memory_law, device.sms);
+    memory.set_sm_latency_spread(kernel.sm_latency_spread);
     SmTimeline timeline(device.sms, options.record_timeline);
 
     SimResult r;
@@ -32,7 +33,9 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     r.waves = (schedule.grid + device.resident_ctas() - 1) / device.resident_ctas();
     r.kv_bytes = static_cast<double>(schedule.problem.kv_bytes(options.bytes_per_element));
 
-    double t = run_launch(main_launch(schedule, kernel, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, kernel.launch_ns);
+    r.main_launch_start_ns = kernel.launch_ns;
+    double t = run_launch(main_launch(schedule, kernel, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, kernel.launch_ns,
+                          options.record_timeline ? &r.ctas : nullptr);
     if (schedule.launches > 1) {
         r.reduce_launch_gap_ns = kernel.reduce_launch_ns;
         t = run_launch(reduce_launch(schedule, kernel), device.sms, device.ctas_per_sm, memory, timeline, t + kernel.reduce_launch_ns);

@@ -13,6 +13,14 @@ namespace leanattn::sim {
 
 enum class SmState : std::uint8_t { idle, waiting, reduce, busy };  // increasing priority
 
+// One CTA of a simulated launch: where and when it ran, and how long it spent waiting for peers' flags and
+// on reduction work (partials, merges, the reduce kernel).
+struct CtaSpan {
+    std::int64_t sm = 0;
+    double start_ns = 0.0, end_ns = 0.0;
+    double wait_ns = 0.0, reduce_ns = 0.0;
+};
+
 struct SmInterval {
     double begin_ns = 0.0;
     double end_ns = 0.0;

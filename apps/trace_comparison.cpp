@@ -1,0 +1,254 @@
+#include "trace_comparison.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "core/input_error.hpp"
+#include "core/schedule.hpp"
+#include "plot_axis.hpp"
+#include "svg.hpp"
+
+namespace leanattn::app {
+
+namespace {
+
+using json = nlohmann::json;
+
+double interval_ns(const json& v) {
+    if (v.is_null()) return 0.0;
+    return v.at(1).get<double>() - v.at(0).get<double>();
+}
+
+}  // namespace
+
+MeasuredTrace read_trace(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw InputError({{"trace", file}}, "cannot be read");
+    MeasuredTrace t;
+    try {
+        const json j = json::parse(in);
+        t.gpu = j.at("device").at("name").get<std::string>();
+        t.sms = j.at("device").at("sms").get<std::int64_t>();
+        t.ctas_per_sm = j.at("device").at("ctas_per_sm").get<std::int64_t>();
+        const json& p = j.at("problem");
+        t.problem.batch = p.at("batch").get<std::int64_t>();
+        t.problem.q_heads = p.at("q_heads").get<std::int64_t>();
+        t.problem.kv_heads = p.at("kv_heads").get<std::int64_t>();
+        t.problem.head_dim = p.at("head_dim").get<std::int64_t>();
+        t.problem.q_len = p.at("q_len").get<std::int64_t>();
+        t.problem.tile = p.at("tile").get<std::int64_t>();
+        t.problem.ctx = p.at("ctx").get<std::vector<std::int64_t>>();
+        check_problem(t.problem);
+        t.dtype = j.at("dtype").get<std::string>() == "bf16" ? DType::bf16 : DType::fp16;
+        for (const json& k : j.at("kernels")) {
+            MeasuredKernel mk;
+            const auto strategy = parse_strategy(k.at("strategy").get<std::string>());
+            if (!strategy) throw InputError("strategy", "unknown");
+            mk.strategy = *strategy;
+            mk.grid = k.at("grid").get<std::int64_t>();
+            mk.makespan_ns = k.at("makespan").get<double>();
+            for (const json& c : k.at("ctas")) {
+                MeasuredCta mc;
+                mc.sm = c.at("sm").get<std::int64_t>();
+                mc.start_ns = c.at("start").get<double>();
+                mc.end_ns = c.at("end").get<double>();
+                for (const json& s : c.at("segments")) {
+                    mc.empty = false;
+                    const double wait = interval_ns(s.at("wait"));
+                    mc.wait_ns += wait;
+                    // A segment that stores a whole output unsplit is no reduction work.
+                    if (s.at("contributors").get<std::int64_t>() > 1 || s.at("role").get<std::string>() != "store") {
+                        mc.merge_ns += interval_ns(s.at("merge_store")) - wait;
+                    }
+                }
+                mk.ctas.push_back(mc);
+            }
+            if (static_cast<std::int64_t>(mk.ctas.size()) != mk.grid) throw InputError("ctas", "fewer than the grid");
+            t.kernels.push_back(std::move(mk));
+        }
+    } catch (const json::exception& e) {
+        throw InputError({{"trace", file}}, std::string("not a `leanattn cuda bench --trace` file: ") + e.what());
+    } catch (const InputError& e) {
+        throw InputError({{"trace", file}}, std::string("not a `leanattn cuda bench --trace` file: ") + e.what());
+    }
+    if (t.kernels.empty()) throw InputError({{"trace", file}}, "holds no kernel");
+    return t;
+}
+
+TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel) {
+    TraceComparison c;
+    c.trace = &trace;
+    c.device = device.name;
+    c.kernel = kernel.name;
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    for (const MeasuredKernel& mk : trace.kernels) {
+        PlanOptions options;
+        options.strategy = mk.strategy;
+        const Schedule plan = make_schedule(trace.problem, planned, options);
+        sim::SimOptions so;
+        so.bytes_per_element = dtype_bytes(trace.dtype);
+        so.kernel = &kernel;
+        so.record_timeline = true;
+        const sim::SimResult r = sim::simulate(plan, so);
+        KernelComparison k;
+        k.strategy = mk.strategy;
+        k.measured = &mk;
+        k.measured_grid = mk.grid;
+        k.simulated_grid = plan.grid;
+        k.measured_makespan_ns = mk.makespan_ns;
+        for (sim::CtaSpan s : r.ctas) {
+            s.start_ns -= r.main_launch_start_ns;
+            s.end_ns -= r.main_launch_start_ns;
+            k.simulated_makespan_ns = std::max(k.simulated_makespan_ns, s.end_ns);
+            k.simulated_wait_ns += s.wait_ns;
+            k.simulated_merge_ns += s.reduce_ns;
+            k.simulated.push_back(s);
+        }
+        std::vector<double> errors;
+        for (std::size_t g = 0; g < mk.ctas.size(); ++g) {
+            const MeasuredCta& m = mk.ctas[g];
+            k.measured_wait_ns += m.wait_ns;
+            k.measured_merge_ns += m.merge_ns;
+            if (m.empty || g >= k.simulated.size() || m.end_ns <= m.start_ns) continue;
+            const double sim_duration = k.simulated[g].end_ns - k.simulated[g].start_ns;
+            errors.push_back(std::abs(sim_duration / (m.end_ns - m.start_ns) - 1.0));
+        }
+        std::sort(errors.begin(), errors.end());
+        if (!errors.empty()) {
+            k.cta_error_median = errors[errors.size() / 2];
+            k.cta_error_p90 = errors[std::min(errors.size() - 1, errors.size() * 9 / 10)];
+            k.cta_error_worst = errors.back();
+        }
+        c.kernels.push_back(std::move(k));
+    }
+    return c;
+}
+
+namespace {
+
+std::string us(double ns) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << ns / 1e3;
+    return s.str();
+}
+
+std::string pct(double x) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << 100.0 * x << "%";
+    return s.str();
+}
+
+}  // namespace
+
+void write_trace_comparison_text(std::ostream& out, const TraceComparison& c) {
+    const MeasuredTrace& t = *c.trace;
+    const Problem& p = t.problem;
+    out << "trace of " << t.gpu << " (" << t.sms << " SMs x " << t.ctas_per_sm << " CTA/SM) beside device " << c.device << " under kernel " << c.kernel
+        << "\nproblem: batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
+        << p.max_ctx() << ", " << dtype_name(t.dtype) << "; times from each kernel's first CTA start, us\n\n"
+        << std::left << std::setw(12) << "strategy" << std::right << std::setw(12) << "grid m/s" << std::setw(11) << "makespan m" << std::setw(9) << "sim"
+        << std::setw(8) << "error" << std::setw(22) << "CTA duration error" << std::setw(17) << "waits m/s" << std::setw(19) << "merges m/s" << "\n";
+    for (const KernelComparison& k : c.kernels) {
+        std::ostringstream grid, cta, waits, merges;
+        grid << k.measured_grid << "/" << k.simulated_grid;
+        cta << "med " << pct(k.cta_error_median) << " p90 " << pct(k.cta_error_p90);
+        waits << us(k.measured_wait_ns) << "/" << us(k.simulated_wait_ns);
+        merges << us(k.measured_merge_ns) << "/" << us(k.simulated_merge_ns);
+        out << std::left << std::setw(12) << strategy_name(k.strategy) << std::right << std::setw(12) << grid.str() << std::setw(11) << us(k.measured_makespan_ns)
+            << std::setw(9) << us(k.simulated_makespan_ns) << std::setw(8) << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << std::setw(22)
+            << cta.str() << std::setw(17) << waits.str() << std::setw(19) << merges.str() << "\n";
+    }
+    out << "\n(waits and merges: SM-time summed over CTAs, us; the simulated makespan is the main kernel's, as the trace's)\n";
+}
+
+nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const KernelComparison& k : c.kernels) {
+        kernels.push_back({{"strategy", std::string(strategy_name(k.strategy))},
+                           {"measured_grid", k.measured_grid},
+                           {"simulated_grid", k.simulated_grid},
+                           {"measured_makespan_us", k.measured_makespan_ns / 1e3},
+                           {"simulated_makespan_us", k.simulated_makespan_ns / 1e3},
+                           {"makespan_error", k.simulated_makespan_ns / k.measured_makespan_ns - 1},
+                           {"cta_duration_error", {{"median", k.cta_error_median}, {"p90", k.cta_error_p90}, {"worst", k.cta_error_worst}}},
+                           {"wait_us", {{"measured", k.measured_wait_ns / 1e3}, {"simulated", k.simulated_wait_ns / 1e3}}},
+                           {"merge_us", {{"measured", k.measured_merge_ns / 1e3}, {"simulated", k.simulated_merge_ns / 1e3}}}});
+    }
+    return {{"gpu", c.trace->gpu}, {"device", c.device}, {"kernel", c.kernel}, {"kernels", kernels}};
+}
+
+void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
+    const MeasuredTrace& t = *c.trace;
+    constexpr double left = 70, right = 20, top = 50, plot_w = 900, lane = 3.0, panel_gap = 60;
+    const std::int64_t sms = t.sms;
+    const double panel_h = static_cast<double>(sms) * 2 * lane;
+    double span_ns = 1.0;
+    for (const KernelComparison& k : c.kernels) span_ns = std::max({span_ns, k.measured_makespan_ns, k.simulated_makespan_ns});
+    const double height = top + static_cast<double>(c.kernels.size()) * (panel_h + panel_gap) + 20;
+    SvgWriter svg(left + plot_w + right, height);
+    const Problem& p = t.problem;
+    std::ostringstream title;
+    title << "measured (" << t.gpu << ") above, simulated (" << c.device << ", kernel " << c.kernel << ") below, per SM — batch " << p.batch << ", heads "
+          << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", longest ctx " << p.max_ctx();
+    svg.text(left, 20, title.str(), 13);
+    svg.rect(left, 28, 10, 8, "#4e79a7").text(left + 14, 36, "measured CTA", 10);
+    svg.rect(left + 100, 28, 10, 8, "#f28e2b").text(left + 114, 36, "simulated CTA", 10);
+    svg.rect(left + 210, 28, 10, 8, "#555555").text(left + 224, 36, "merge / partial store", 10);
+    svg.rect(left + 350, 28, 10, 8, "#bbbbbb").text(left + 364, 36, "waiting for peers", 10);
+    const double scale = plot_w / span_ns;
+    for (std::size_t i = 0; i < c.kernels.size(); ++i) {
+        const KernelComparison& k = c.kernels[i];
+        const double y0 = top + static_cast<double>(i) * (panel_h + panel_gap);
+        std::ostringstream head;
+        head << strategy_name(k.strategy) << ": makespan measured " << us(k.measured_makespan_ns) << " us, simulated " << us(k.simulated_makespan_ns) << " us ("
+             << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << ")";
+        svg.text(left, y0 - 6, head.str(), 12);
+        svg.rect(left, y0, plot_w, panel_h, "#f7f7f7");
+        for (double tick : nice_ticks(0, span_ns / 1e3)) {
+            const double x = left + tick * 1e3 * scale;
+            svg.line(x, y0, x, y0 + panel_h, "#dddddd", 0.5).text(x, y0 + panel_h + 12, us(tick * 1e3), 9, "middle");
+        }
+        svg.text(left - 6, y0 + 10, "CTA 0's SM", 9, "end").text(left - 6, y0 + panel_h, "SM " + std::to_string(sms), 9, "end");
+        const auto draw = [&](double y, double start, double end, double wait, double merge, const std::string& fill, const std::string& tip) {
+            const double x = left + start * scale, w = std::max(0.5, (end - start) * scale);
+            svg.rect(x, y, w, lane - 0.4, fill, tip);
+            // Merge and wait drawn to scale at the CTA's end (the trace and the model put them there).
+            const double mw = merge * scale, ww = wait * scale;
+            if (mw > 0.2) svg.rect(x + w - mw, y, mw, lane - 0.4, "#555555");
+            if (ww > 0.2) svg.rect(x + w - mw - ww, y, ww, lane - 0.4, "#bbbbbb");
+        };
+        // The simulator puts CTA g of the first wave on SM g; the GPU on whichever SM it likes. Measured SMs
+        // are drawn in the order of the first CTA each ran, so that row r shows CTA r on both sides.
+        std::vector<std::int64_t> first_cta(static_cast<std::size_t>(sms), -1), row(static_cast<std::size_t>(sms), 0);
+        for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
+            const std::int64_t sm = k.measured->ctas[g].sm;
+            if (sm >= 0 && sm < sms && first_cta[static_cast<std::size_t>(sm)] < 0) first_cta[static_cast<std::size_t>(sm)] = static_cast<std::int64_t>(g);
+        }
+        std::vector<std::int64_t> order(static_cast<std::size_t>(sms));
+        for (std::int64_t s = 0; s < sms; ++s) order[static_cast<std::size_t>(s)] = s;
+        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+            const std::int64_t fa = first_cta[static_cast<std::size_t>(a)], fb = first_cta[static_cast<std::size_t>(b)];
+            return (fa < 0 ? INT64_MAX : fa) < (fb < 0 ? INT64_MAX : fb);
+        });
+        for (std::int64_t r = 0; r < sms; ++r) row[static_cast<std::size_t>(order[static_cast<std::size_t>(r)])] = r;
+        for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
+            const MeasuredCta& m = k.measured->ctas[g];
+            if (m.empty || m.sm < 0 || m.sm >= sms) continue;
+            draw(y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * 2 * lane, m.start_ns, m.end_ns, m.wait_ns, m.merge_ns, "#4e79a7",
+                 "CTA " + std::to_string(g) + " measured: " + us(m.start_ns) + "-" + us(m.end_ns) + " us");
+        }
+        for (std::size_t g = 0; g < k.simulated.size(); ++g) {
+            const sim::CtaSpan& s = k.simulated[g];
+            if (s.end_ns <= s.start_ns || s.sm < 0 || s.sm >= sms) continue;
+            draw(y0 + static_cast<double>(s.sm) * 2 * lane + lane, s.start_ns, s.end_ns, s.wait_ns, s.reduce_ns, "#f28e2b",
+                 "CTA " + std::to_string(g) + " simulated: " + us(s.start_ns) + "-" + us(s.end_ns) + " us");
+        }
+    }
+    svg.write(out);
+}
+
+}  // namespace leanattn::app

@@ -1,0 +1,73 @@
+// trace_comparison.hpp — a measured per-CTA trace (`leanattn cuda bench --trace`, docs/trace.md) beside the
+// simulator's play of the same plans: `leanattn simulate --trace FILE`.
+//
+// The trace names the problem, the dtype and, per strategy, what every CTA did and when. Each strategy's
+// plan is remade on the chosen device under the chosen kernel model and simulated; both timelines start at
+// their first CTA's start (the trace's origin; the simulation's launch offset removed). Compared: the main
+// kernel's makespan, each CTA's duration (start to end), and the time CTAs spent waiting for peers' flags
+// and merging/storing partials (measured: the trace's `wait` intervals and `merge_store` minus its wait).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/problem.hpp"
+#include "core/strategy.hpp"
+#include "sim/simulation.hpp"
+
+namespace leanattn::app {
+
+struct MeasuredCta {
+    std::int64_t sm = 0;
+    double start_ns = 0.0, end_ns = 0.0;
+    double wait_ns = 0.0, merge_ns = 0.0;  // merge: partial stores, merges and output stores of split outputs
+    bool empty = true;                     // the plan gave it no segment
+};
+
+struct MeasuredKernel {
+    Strategy strategy = Strategy::stream_k;
+    std::int64_t grid = 0;
+    double makespan_ns = 0.0;
+    std::vector<MeasuredCta> ctas;  // by CTA id
+};
+
+struct MeasuredTrace {
+    std::string gpu;
+    std::int64_t sms = 0, ctas_per_sm = 0;
+    Problem problem;
+    DType dtype = DType::fp16;
+    std::vector<MeasuredKernel> kernels;
+};
+
+// Throws InputError naming the file (as `trace`) when it is not such a trace.
+MeasuredTrace read_trace(const std::string& file);
+
+struct KernelComparison {
+    Strategy strategy = Strategy::stream_k;
+    std::int64_t measured_grid = 0, simulated_grid = 0;
+    double measured_makespan_ns = 0.0, simulated_makespan_ns = 0.0;
+    double cta_error_median = 0.0, cta_error_p90 = 0.0, cta_error_worst = 0.0;  // |sim − measured| / measured duration, CTAs with work
+    double measured_wait_ns = 0.0, simulated_wait_ns = 0.0;    // summed over CTAs
+    double measured_merge_ns = 0.0, simulated_merge_ns = 0.0;  // summed over CTAs
+    const MeasuredKernel* measured = nullptr;
+    std::vector<sim::CtaSpan> simulated;  // origin moved to the first CTA's start
+};
+
+struct TraceComparison {
+    const MeasuredTrace* trace = nullptr;
+    std::string device, kernel;
+    std::vector<KernelComparison> kernels;
+};
+
+TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel);
+
+void write_trace_comparison_text(std::ostream& out, const TraceComparison& c);
+nlohmann::ordered_json trace_comparison_json(const TraceComparison& c);
+// Per strategy, one panel: every SM a row with the measured CTAs above and the simulated ones below, on one
+// time axis; waits hatched grey, merges dark.
+void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c);
+
+}  // namespace leanattn::app
