@@ -1,6 +1,7 @@
 #include "calibration_report.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -8,13 +9,14 @@
 #include <sstream>
 
 #include "core/strategy.hpp"
+#include "sim/strategy_choice.hpp"
 
 namespace leanattn::app {
 
 using sim::MeasuredRun;
 
 CalibrationCheck check_predictions(const std::string& title, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us,
-                                   const sim::KernelModel& kernel, double copy_gbps) {
+                                   const sim::KernelModel& kernel, const DeviceSpec& device, double copy_gbps) {
     const std::vector<MeasuredRun>& runs = planned.runs;
     CalibrationCheck c;
     c.title = title;
@@ -31,11 +33,26 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
     c.small_model = sim::summarize_errors(predicted_us, runs, small);
     c.small_roofline = sim::summarize_errors(roofline, runs, small);
 
+    std::vector<double> auto_times;
     // Problems: consecutive runs with the same label.
     for (std::size_t begin = 0; begin < runs.size();) {
         std::size_t end = begin;
         while (end < runs.size() && runs[end].label == runs[begin].label) ++end;
         ++c.problems;
+        if (end - begin == 3) {  // the three strategies measured: what would auto have run?
+            const auto t0 = std::chrono::steady_clock::now();
+            const sim::StrategyChoice choice =
+                sim::choose_strategy(runs[begin].problem, device, kernel, runs[begin].bytes_per_element, PlanOptions{}, /*vary_splits=*/false);
+            auto_times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+            double best = runs[begin].measured_us, picked = 0.0;
+            for (std::size_t i = begin; i < end; ++i) {
+                best = std::min(best, runs[i].measured_us);
+                if (runs[i].strategy == choice.options.strategy) picked = runs[i].measured_us;
+            }
+            ++c.auto_problems;
+            c.auto_within_3pct += picked <= 1.03 * best ? 1 : 0;
+            c.auto_worst_loss = std::max(c.auto_worst_loss, picked / best - 1.0);
+        }
         if (end - begin >= 2) {
             std::vector<std::size_t> order(end - begin);
             std::iota(order.begin(), order.end(), begin);
@@ -50,6 +67,10 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             }
         }
         begin = end;
+    }
+    if (!auto_times.empty()) {
+        std::nth_element(auto_times.begin(), auto_times.begin() + static_cast<std::ptrdiff_t>(auto_times.size() / 2), auto_times.end());
+        c.auto_host_us = auto_times[auto_times.size() / 2];
     }
     std::vector<std::size_t> order(runs.size());
     std::iota(order.begin(), order.end(), 0);
@@ -89,6 +110,8 @@ void write_check_text(std::ostream& out, const CalibrationCheck& c) {
         << "; roofline median " << percent(c.small_roofline.median) << ", p95 " << percent(c.small_roofline.p95) << "\n"
         << "  waves exact: " << c.grids_matching << " of " << c.runs << " remade plans have the GPU's grid\n"
         << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise\n"
+        << "  --strategy auto: within 3% of the best measured on " << c.auto_within_3pct << " of " << c.auto_problems << " problems (worst "
+        << percent(c.auto_worst_loss) << " slower); " << std::fixed << std::setprecision(1) << c.auto_host_us << " us of host time per choice (median)\n"
         << "  worst runs:\n";
     for (const std::string& w : c.worst) out << "    " << w << "\n";
 }
@@ -102,6 +125,7 @@ nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
             {"grids_matching", c.grids_matching},
             {"fastest_right", c.fastest_right},
             {"fastest_decided", c.fastest_decided},
+            {"auto", {{"within_3pct", c.auto_within_3pct}, {"problems", c.auto_problems}, {"worst_loss", c.auto_worst_loss}, {"host_us_median", c.auto_host_us}}},
             {"worst", c.worst}};
 }
 

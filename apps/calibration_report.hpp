@@ -21,12 +21,16 @@ struct CalibrationCheck {
     std::size_t grids_matching = 0, runs = 0;
     std::size_t fastest_right = 0, fastest_decided = 0;  // problems whose measured gap exceeds noise
     std::size_t problems = 0;
+    // --strategy auto (sim/strategy_choice.hpp, the three default plans): its pick within 3% of the best
+    // measured strategy, and the worst loss; host time per choice (median, µs).
+    std::size_t auto_within_3pct = 0, auto_problems = 0;
+    double auto_worst_loss = 0.0, auto_host_us = 0.0;
     std::vector<std::string> worst;  // the worst runs, one line each
 };
 
 // `copy_gbps`: the device's copy bandwidth for the roofline.
 CalibrationCheck check_predictions(const std::string& title, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us,
-                                   const sim::KernelModel& kernel, double copy_gbps);
+                                   const sim::KernelModel& kernel, const DeviceSpec& device, double copy_gbps);
 
 void write_check_text(std::ostream& out, const CalibrationCheck& check);
 nlohmann::ordered_json check_to_json(const CalibrationCheck& check);

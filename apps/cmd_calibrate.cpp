@@ -174,7 +174,7 @@ int calibrate_main(const Args& args) {
         fit.kernel.description = "leanattn's decode kernel, fitted by `leanattn calibrate` on " + device.name;
         kernel = fit.kernel;
         print_fit(text, start, fit, params);
-        const CalibrationCheck train = check_predictions("fit (" + measured.front() + ")", planned, sim::predict_us(planned, kernel), kernel,
+        const CalibrationCheck train = check_predictions("fit (" + measured.front() + ")", planned, sim::predict_us(planned, kernel), kernel, device,
                                                          device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps);
         write_check_text(text, train);
         report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"kernel", kernel_to_json(kernel, fitted_note)}, {"check", check_to_json(train)}};
@@ -187,7 +187,7 @@ int calibrate_main(const Args& args) {
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, kernel);
         const double copy = device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps;
         const CalibrationCheck check = check_predictions("check (" + checks.front() + (checks.size() > 1 ? ", " + std::to_string(checks.size()) + " rounds" : "") + ")",
-                                                         planned, sim::predict_us(planned, kernel), kernel, copy);
+                                                         planned, sim::predict_us(planned, kernel), kernel, device, copy);
         write_check_text(text, check);
         report["check"] = check_to_json(check);
     }

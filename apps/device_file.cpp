@@ -37,6 +37,7 @@ DeviceSpec device_from_text(const std::string& text, const std::string& file) {
     t.reduce_per_partial_ns = finite_number(j, "reduce_per_partial_ns", source);
     t.launch_overhead_ns = finite_number(j, "launch_overhead_ns", source);
     if (j.contains("copy_bandwidth_gb_per_s")) d.copy_bandwidth_gb_per_s = finite_number(j, "copy_bandwidth_gb_per_s", source);
+    d.kernel_model = optional_text(j, "kernel", source);
     try {
         check_device(d);  // the ranges every device must keep, named by the file's keys
     } catch (const InputError& e) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iostream>
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "auto_strategy.hpp"
 #include "data_catalog.hpp"
 #include "resource_limits.hpp"
 
@@ -60,7 +62,8 @@ CacheLayout layout_flag(const std::string& flag, const std::string& text) {
 }
 
 void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std::string& formats, bool allow_all) {
-    const std::string strategies = allow_all ? "stream-k|fixed-split|no-split|all" : "stream-k|fixed-split|no-split";
+    const std::string strategies = std::string(allow_all ? "stream-k|fixed-split|no-split|auto|all" : "stream-k|fixed-split|no-split|auto") +
+                                   ": auto plays each on the device's kernel model and keeps the fastest (docs/calibration.md)";
     desc.add_options()
         ("device", po::value(&f.device)->default_value(f.device), "GPU: a name from `leanattn devices`, or a device .json file")
         ("model", po::value(&f.model), "fill --heads/--kv-heads/--head-dim from a model (`leanattn models`); explicit flags win")
@@ -113,12 +116,15 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
         if (!ok) throw InputError("--format " + f.format, "expected one of " + formats);
         r.format = f.format;
     }
+    const bool automatic = f.strategy == "auto";
     if (f.strategy == "all" && allow_all) {
         r.strategies = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+    } else if (automatic) {
+        r.strategies = {Strategy::stream_k};  // replaced below, once the problem and the device are known
     } else if (auto s = parse_strategy(f.strategy)) {
         r.strategies = {*s};
     } else {
-        throw InputError("--strategy " + f.strategy, std::string("expected ") + (allow_all ? "stream-k, fixed-split, no-split or all" : "stream-k, fixed-split or no-split"));
+        throw InputError("--strategy " + f.strategy, std::string("expected ") + (allow_all ? "stream-k, fixed-split, no-split, auto or all" : "stream-k, fixed-split, no-split or auto"));
     }
     r.plan.strategy = r.strategies.front();
 
@@ -145,6 +151,9 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     p.ctx = std::move(ctx);
     check_problem(p);
 
+    if (automatic && (!f.splits.empty() || !f.grid.empty() || !f.snap.empty())) {
+        throw InputError("--strategy auto", "chooses the strategy and its splits itself: leave out --splits, --grid and --snap");
+    }
     if (!f.splits.empty()) {
         if (r.plan.strategy != Strategy::fixed_split || r.strategies.size() > 1) throw InputError("--splits", "only applies to --strategy fixed-split");
         r.plan.splits = parse_positive("--splits", f.splits);
@@ -168,6 +177,14 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     r.device = load_device(f.device);
     if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);
     check_device(r.device);
+    if (automatic) {
+        r.auto_choice = choose_auto(p, r.device, 2, r.plan);  // K and V in fp16/bf16, as the GPU kernels read them
+        r.plan = r.auto_choice->choice.options;
+        r.strategies = {r.plan.strategy};
+        // The choice was weighed with the kernel's CTAs per SM: the plan shown and run is that one.
+        if (f.ctas_per_sm.empty()) r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);
+        std::cerr << describe_auto(*r.auto_choice) << "\n";
+    }
     return r;
 }
 

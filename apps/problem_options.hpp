@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "core/problem.hpp"
 #include "core/schedule.hpp"
 #include "core/strategy.hpp"
+#include "auto_strategy.hpp"
 
 namespace leanattn::app {
 
@@ -54,6 +56,7 @@ struct ResolvedProblem {
     std::vector<Strategy> strategies; // one, or all three for `all`
     std::string format;
     CostLimits limits;                // what this run may allocate and do; checked before anything is paid
+    std::optional<AutoChoice> auto_choice;  // --strategy auto: what was chosen and why (describe_auto)
 };
 
 // Turns flags into a checked problem, device, plan options and limits; throws InputError naming the flag.

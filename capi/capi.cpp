@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "auto_strategy.hpp"
 #include "convert.hpp"
 #include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
@@ -60,7 +61,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         *plan = nullptr;
         const Problem p = capi::to_problem(problem);
         const DType type = capi::to_dtype(dtype);
-        const PlanOptions plan_options = capi::to_plan_options(options);
+        PlanOptions plan_options = capi::to_plan_options(options);
         const char* named = options != nullptr ? options->device : nullptr;
         const int gpu = options != nullptr ? options->cuda_device : 0;
         DeviceSpec spec;
@@ -70,6 +71,13 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
                 spec = capi::gpu::live_device(gpu, p, type, named != nullptr ? app::load_device(named).timing : DeviceTiming{});
                 break;
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
+        }
+        if (options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "auto") {
+            // The kernel model comes from the named device file, else h100-sxm's (the GPU it was fitted on).
+            DeviceSpec model_device = app::load_device(named != nullptr ? named : "h100-sxm");
+            model_device.sms = spec.sms;
+            model_device.ctas_per_sm = spec.ctas_per_sm;
+            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options).choice.options;
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);

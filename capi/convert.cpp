@@ -36,8 +36,9 @@ DType to_dtype(leanattn_dtype dtype) {
 
 Strategy to_strategy(const char* name) {
     if (name == nullptr) return Strategy::stream_k;
+    if (std::string(name) == "auto") return Strategy::stream_k;  // leanattn_plan_create replaces it by the choice
     if (const auto s = parse_strategy(name)) return *s;
-    throw InputError({{"strategy", name}}, "expected stream-k, fixed-split or no-split");
+    throw InputError({{"strategy", name}}, "expected stream-k, fixed-split, no-split or auto");
 }
 
 PlanOptions to_plan_options(const leanattn_plan_options* in) {

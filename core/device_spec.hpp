@@ -41,6 +41,9 @@ struct DeviceSpec {
     // What a device-to-device copy measures (bytes read + written / time), GB/s; 0 when not known. Kernel
     // models fitted on one GPU scale it to predict another (sim/kernel_model.hpp).
     double copy_bandwidth_gb_per_s = 0.0;
+    // The kernel model (data/kernels) of leanattn's kernel on this GPU, fitted or transferred; `--strategy auto`
+    // predicts with it. Empty: none (auto then weighs plans under the paper's kernel and the timing below).
+    std::string kernel_model;
     DeviceTiming timing;
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.

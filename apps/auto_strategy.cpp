@@ -1,0 +1,43 @@
+#include "auto_strategy.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "data_catalog.hpp"
+
+namespace leanattn::app {
+
+sim::KernelModel kernel_for_device(const DeviceSpec& device) {
+    return device.kernel_model.empty() ? sim::paper_kernel(device) : load_kernel(device.kernel_model, device);
+}
+
+AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base) {
+    AutoChoice a;
+    a.kernel = kernel_for_device(device);
+    a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base);
+    return a;
+}
+
+namespace {
+
+std::string label(Strategy strategy, std::int64_t splits) {
+    std::string s(strategy_name(strategy));
+    if (strategy == Strategy::fixed_split) s += " (" + std::to_string(splits) + " splits)";
+    return s;
+}
+
+}  // namespace
+
+std::string describe_auto(const AutoChoice& a) {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options.strategy, a.choice.splits) << ", predicted " << a.choice.predicted_us << " us under kernel model "
+        << a.kernel.name << " (";
+    for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
+        const sim::StrategyCandidate& c = a.choice.candidates[i];
+        out << (i ? ", " : "") << label(c.options.strategy, c.splits) << " " << c.predicted_us;
+    }
+    out << ")";
+    return out.str();
+}
+
+}  // namespace leanattn::app

@@ -1,0 +1,27 @@
+// auto_strategy.hpp — `--strategy auto` for the CLI and the C ABI: the device file names the kernel model
+// fitted for it ("kernel": a name in data/kernels); sim::choose_strategy plays the candidate plans under it.
+#pragma once
+
+#include <string>
+
+#include "core/device_spec.hpp"
+#include "core/problem.hpp"
+#include "core/schedule.hpp"
+#include "sim/kernel_model.hpp"
+#include "sim/strategy_choice.hpp"
+
+namespace leanattn::app {
+
+// The kernel model `device` names, or the paper's kernel on it when it names none.
+sim::KernelModel kernel_for_device(const DeviceSpec& device);
+
+struct AutoChoice {
+    sim::KernelModel kernel;
+    sim::StrategyChoice choice;
+};
+AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base);
+
+// One line: what auto chose, under which kernel model, and what each candidate was predicted to take.
+std::string describe_auto(const AutoChoice& a);
+
+}  // namespace leanattn::app

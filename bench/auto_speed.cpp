@@ -1,0 +1,72 @@
+// auto_speed.cpp — host time of `--strategy auto` (sim::choose_strategy) per problem, and where it goes.
+//
+// Reads a measured sweep (`leanattn cuda bench --shapes` JSON lines, e.g. the calibration's held-out one),
+// and for each problem times, over 20 repetitions (median): planning each default strategy
+// (make_schedule), simulating each plan under the kernel model, and the whole choice. One core, Release build.
+//   bench_auto_speed data/kernels/leanattn-h100.json h100-sxm bench/results/raw/…/heldout-1.jsonl
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "data_catalog.hpp"
+#include "measured_runs.hpp"
+#include "sim/simulation.hpp"
+#include "sim/strategy_choice.hpp"
+
+using namespace leanattn;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <typename F>
+double time_us(F&& f, int reps = 20) {
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(t);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: bench_auto_speed KERNEL DEVICE MEASURED.jsonl\n");
+        return 2;
+    }
+    const DeviceSpec device = app::load_device(argv[2]);
+    const sim::KernelModel kernel = app::load_kernel(argv[1], device);
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    const app::MeasuredSweep sweep = app::read_measured({argv[3]});
+    std::vector<double> plan_us[3], estimate_us[3], choice_us;
+    const Strategy strategies[3] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
+    for (std::size_t i = 0; i < sweep.runs.size(); i += 3) {
+        const sim::MeasuredRun& r = sweep.runs[i];
+        for (int s = 0; s < 3; ++s) {
+            PlanOptions o;
+            o.strategy = strategies[s];
+            plan_us[s].push_back(time_us([&] { (void)make_schedule(r.problem, planned, o); }));
+            const Schedule plan = make_schedule(r.problem, planned, o);
+            sim::SimOptions so;
+            so.bytes_per_element = r.bytes_per_element;
+            so.kernel = &kernel;
+            estimate_us[s].push_back(time_us([&] { (void)sim::simulate(plan, so); }));
+        }
+        choice_us.push_back(time_us([&] { (void)sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element); }));
+    }
+    std::printf("%zu problems of %s on %s under %s; median over problems of the median of 20 repetitions, us\n", choice_us.size(), argv[3], argv[2], argv[1]);
+    std::printf("%-12s %10s %12s\n", "strategy", "plan_us", "simulate_us");
+    for (int s = 0; s < 3; ++s) std::printf("%-12s %10.2f %12.2f\n", std::string(strategy_name(strategies[s])).c_str(), median(plan_us[s]), median(estimate_us[s]));
+    std::sort(choice_us.begin(), choice_us.end());
+    std::printf("choose_strategy (5 plans weighed): median %.2f us, 90th percentile %.2f, worst %.2f\n", median(choice_us),
+                choice_us[choice_us.size() * 9 / 10], choice_us.back());
+    return 0;
+}
