@@ -87,7 +87,10 @@ int simulate_main(const Args& args) {
     }
     options.input = resolve_problem(flags, vm, formats, true);
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
-    if (kernel != "paper") options.kernel = load_kernel(kernel, options.input.device);
+    if (kernel != "paper") {
+        options.kernel = load_kernel(kernel, options.input.device);
+        options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);  // the plans it runs, as reported
+    }
     const ResolvedProblem& in = options.input;
     check_cost(simulation_report_cost(in.problem, in.device, in.plan, in.strategies, in.format == "svg" || in.format == "html"), in.limits);
     int status = exit_ok;

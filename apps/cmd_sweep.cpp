@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "core/input_error.hpp"
+#include "data_catalog.hpp"
 #include "progress_bar.hpp"
 #include "sweep_report.hpp"
 #include "sweep_svg.hpp"
@@ -34,6 +35,7 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
     const ResolvedProblem& in = options.input;
     sim::SimOptions sim_options;
     sim_options.bytes_per_element = dtype_bytes(options.dtype);
+    sim_options.kernel = options.kernel ? &*options.kernel : nullptr;
     const std::vector<sim::SweepRow> rows = sim::sweep(in.problem, in.device, in.plan, in.strategies, options.vary, options.values, sim_options,
                                                        [&](std::size_t done, std::size_t total) { bar.update(done, total); });
     const SweepReport report{options.vary, in.device, std::string(dtype_name(options.dtype)), in.problem, rows};
@@ -49,7 +51,7 @@ int sweep_main(const Args& args) {
     ProblemFlags flags;
     flags.strategy = "all";
     SweepOptions options;
-    std::string values, dtype = "fp16";
+    std::string values, dtype = "fp16", kernel = "paper";
     const std::string formats = "text|csv|json|svg";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, true);
@@ -57,6 +59,7 @@ int sweep_main(const Args& args) {
         ("vary", po::value(&options.vary)->default_value(options.vary), "the dimension swept: ctx|heads|batch|ragged (ragged: mean/max context in %, Figure 10)")
         ("values", po::value(&values)->required(), "comma-separated values, k = 1024 and M = 1048576 allowed: 1k,4k,16k,64k")
         ("dtype", po::value(&dtype)->default_value(dtype), "K/V element type: fp16|bf16|fp32")
+        ("kernel", po::value(&kernel)->default_value(kernel), "the kernel model: paper, a name in data/kernels (leanattn-h100), or a .json file")
         ("no-progress", "never draw the progress bar on stderr");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn sweep --vary ctx|heads|batch|ragged --values V1,V2,... [problem flags] [--format text|csv|json|svg] [-o FILE]",
@@ -73,6 +76,10 @@ int sweep_main(const Args& args) {
     options.values = parse_sweep_values(values);
     options.progress = vm.count("no-progress") == 0;
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
+    if (kernel != "paper") {
+        options.kernel = load_kernel(kernel, options.input.device);
+        options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);
+    }
     // Every row checked and costed before the first is simulated: rows run one after another, so their work
     // adds up while memory is that of the largest; the report keeps a few numbers per row.
     const ResolvedProblem& in = options.input;

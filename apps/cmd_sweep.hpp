@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "problem_options.hpp"
+#include <optional>
+
+#include "sim/kernel_model.hpp"
 #include "sim/sweep.hpp"
 
 namespace leanattn::app {
@@ -17,6 +20,7 @@ struct SweepOptions {
     std::vector<std::int64_t> values;    // tokens, heads, requests, or mean/max context in percent
     DType dtype = DType::fp16;
     bool progress = true;                // a progress bar on stderr once the sweep has run a second
+    std::optional<sim::KernelModel> kernel;  // the kernel that runs the plans; none: the paper's, from the device file
 };
 
 // "1k" = 1024, "1M" = 1048576; plain integers otherwise.

@@ -181,38 +181,78 @@ nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
     return {{"gpu", c.trace->gpu}, {"device", c.device}, {"kernel", c.kernel}, {"kernels", kernels}};
 }
 
+namespace {
+
+// The row of each measured SM: the simulator puts CTA g of the first wave on SM g, the GPU on whichever SM it
+// likes, so measured SMs are ordered by the first CTA each ran and row r shows CTA r on both sides.
+std::vector<std::int64_t> measured_rows(const MeasuredKernel& k, std::int64_t sms) {
+    std::vector<std::int64_t> first_cta(static_cast<std::size_t>(sms), INT64_MAX), order(static_cast<std::size_t>(sms)), row(static_cast<std::size_t>(sms));
+    for (std::size_t g = 0; g < k.ctas.size(); ++g) {
+        const std::int64_t sm = k.ctas[g].sm;
+        if (sm >= 0 && sm < sms) first_cta[static_cast<std::size_t>(sm)] = std::min(first_cta[static_cast<std::size_t>(sm)], static_cast<std::int64_t>(g));
+    }
+    for (std::int64_t s = 0; s < sms; ++s) order[static_cast<std::size_t>(s)] = s;
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return first_cta[static_cast<std::size_t>(a)] < first_cta[static_cast<std::size_t>(b)]; });
+    for (std::int64_t r = 0; r < sms; ++r) row[static_cast<std::size_t>(order[static_cast<std::size_t>(r)])] = r;
+    return row;
+}
+
+// Rows a panel needs: the SMs that ran a CTA with work, measured or simulated.
+std::int64_t rows_used(const KernelComparison& k, const std::vector<std::int64_t>& row) {
+    std::int64_t used = 1;
+    for (const MeasuredCta& m : k.measured->ctas) {
+        if (!m.empty && m.sm >= 0 && m.sm < static_cast<std::int64_t>(row.size())) used = std::max(used, row[static_cast<std::size_t>(m.sm)] + 1);
+    }
+    for (const sim::CtaSpan& s : k.simulated) {
+        if (s.end_ns > s.start_ns) used = std::max(used, s.sm + 1);
+    }
+    return used;
+}
+
+}  // namespace
+
 void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
     const MeasuredTrace& t = *c.trace;
-    constexpr double left = 70, right = 20, top = 50, plot_w = 900, lane = 3.0, panel_gap = 60;
+    constexpr double left = 80, right = 20, top = 78, plot_w = 900, lane = 3.0, panel_gap = 56;
     const std::int64_t sms = t.sms;
-    const double panel_h = static_cast<double>(sms) * 2 * lane;
     double span_ns = 1.0;
-    for (const KernelComparison& k : c.kernels) span_ns = std::max({span_ns, k.measured_makespan_ns, k.simulated_makespan_ns});
-    const double height = top + static_cast<double>(c.kernels.size()) * (panel_h + panel_gap) + 20;
+    std::vector<std::vector<std::int64_t>> rows;
+    std::vector<double> panel_h;
+    double height = top + 20;
+    for (const KernelComparison& k : c.kernels) {
+        span_ns = std::max({span_ns, k.measured_makespan_ns, k.simulated_makespan_ns});
+        rows.push_back(measured_rows(*k.measured, sms));
+        panel_h.push_back(static_cast<double>(rows_used(k, rows.back())) * 2 * lane);
+        height += panel_h.back() + panel_gap;
+    }
     SvgWriter svg(left + plot_w + right, height);
     const Problem& p = t.problem;
-    std::ostringstream title;
-    title << "measured (" << t.gpu << ") above, simulated (" << c.device << ", kernel " << c.kernel << ") below, per SM — batch " << p.batch << ", heads "
-          << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", longest ctx " << p.max_ctx();
-    svg.text(left, 20, title.str(), 13);
-    svg.rect(left, 28, 10, 8, "#4e79a7").text(left + 14, 36, "measured CTA", 10);
-    svg.rect(left + 100, 28, 10, 8, "#f28e2b").text(left + 114, 36, "simulated CTA", 10);
-    svg.rect(left + 210, 28, 10, 8, "#555555").text(left + 224, 36, "merge / partial store", 10);
-    svg.rect(left + 350, 28, 10, 8, "#bbbbbb").text(left + 364, 36, "waiting for peers", 10);
+    std::ostringstream title, subtitle;
+    title << "Measured (" << t.gpu << ") and simulated (" << c.device << ", kernel model " << c.kernel << ") per-CTA timelines";
+    subtitle << "batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
+             << p.max_ctx() << ", " << dtype_name(t.dtype) << ". Each SM: measured CTAs above, simulated below; time from the first CTA's start.";
+    svg.text(left, 18, title.str(), 13).text(left, 34, subtitle.str(), 10, "start", "fill=\"#444444\"");
+    svg.rect(left, 44, 10, 8, "#4e79a7").text(left + 14, 52, "measured CTA", 10);
+    svg.rect(left + 100, 44, 10, 8, "#f28e2b").text(left + 114, 52, "simulated CTA", 10);
+    svg.rect(left + 210, 44, 10, 8, "#555555").text(left + 224, 52, "merges / partial stores (to scale)", 10);
+    svg.rect(left + 420, 44, 10, 8, "#bbbbbb").text(left + 434, 52, "waiting for peers' flags", 10);
     const double scale = plot_w / span_ns;
+    double y0 = top;
     for (std::size_t i = 0; i < c.kernels.size(); ++i) {
         const KernelComparison& k = c.kernels[i];
-        const double y0 = top + static_cast<double>(i) * (panel_h + panel_gap);
+        const std::vector<std::int64_t>& row = rows[i];
+        const double h = panel_h[i];
         std::ostringstream head;
-        head << strategy_name(k.strategy) << ": makespan measured " << us(k.measured_makespan_ns) << " us, simulated " << us(k.simulated_makespan_ns) << " us ("
-             << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << ")";
+        head << strategy_name(k.strategy) << " (grid " << k.measured_grid << "): makespan measured " << us(k.measured_makespan_ns) << " us, simulated "
+             << us(k.simulated_makespan_ns) << " us (" << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << ")";
         svg.text(left, y0 - 6, head.str(), 12);
-        svg.rect(left, y0, plot_w, panel_h, "#f7f7f7");
+        svg.rect(left, y0, plot_w, h, "#f7f7f7");
         for (double tick : nice_ticks(0, span_ns / 1e3)) {
             const double x = left + tick * 1e3 * scale;
-            svg.line(x, y0, x, y0 + panel_h, "#dddddd", 0.5).text(x, y0 + panel_h + 12, us(tick * 1e3), 9, "middle");
+            svg.line(x, y0, x, y0 + h, "#dddddd", 0.5).text(x, y0 + h + 12, us(tick * 1e3) + (tick == 0 ? "" : ""), 9, "middle");
         }
-        svg.text(left - 6, y0 + 10, "CTA 0's SM", 9, "end").text(left - 6, y0 + panel_h, "SM " + std::to_string(sms), 9, "end");
+        svg.text(left + plot_w, y0 + h + 24, "us", 9, "end");
+        svg.text(left - 6, y0 + 8, "CTA 0's SM", 9, "end").text(left - 6, y0 + h, std::to_string(static_cast<std::int64_t>(h / (2 * lane))) + " SMs", 9, "end");
         const auto draw = [&](double y, double start, double end, double wait, double merge, const std::string& fill, const std::string& tip) {
             const double x = left + start * scale, w = std::max(0.5, (end - start) * scale);
             svg.rect(x, y, w, lane - 0.4, fill, tip);
@@ -221,20 +261,6 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
             if (mw > 0.2) svg.rect(x + w - mw, y, mw, lane - 0.4, "#555555");
             if (ww > 0.2) svg.rect(x + w - mw - ww, y, ww, lane - 0.4, "#bbbbbb");
         };
-        // The simulator puts CTA g of the first wave on SM g; the GPU on whichever SM it likes. Measured SMs
-        // are drawn in the order of the first CTA each ran, so that row r shows CTA r on both sides.
-        std::vector<std::int64_t> first_cta(static_cast<std::size_t>(sms), -1), row(static_cast<std::size_t>(sms), 0);
-        for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
-            const std::int64_t sm = k.measured->ctas[g].sm;
-            if (sm >= 0 && sm < sms && first_cta[static_cast<std::size_t>(sm)] < 0) first_cta[static_cast<std::size_t>(sm)] = static_cast<std::int64_t>(g);
-        }
-        std::vector<std::int64_t> order(static_cast<std::size_t>(sms));
-        for (std::int64_t s = 0; s < sms; ++s) order[static_cast<std::size_t>(s)] = s;
-        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-            const std::int64_t fa = first_cta[static_cast<std::size_t>(a)], fb = first_cta[static_cast<std::size_t>(b)];
-            return (fa < 0 ? INT64_MAX : fa) < (fb < 0 ? INT64_MAX : fb);
-        });
-        for (std::int64_t r = 0; r < sms; ++r) row[static_cast<std::size_t>(order[static_cast<std::size_t>(r)])] = r;
         for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
             const MeasuredCta& m = k.measured->ctas[g];
             if (m.empty || m.sm < 0 || m.sm >= sms) continue;
@@ -247,6 +273,7 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
             draw(y0 + static_cast<double>(s.sm) * 2 * lane + lane, s.start_ns, s.end_ns, s.wait_ns, s.reduce_ns, "#f28e2b",
                  "CTA " + std::to_string(g) + " simulated: " + us(s.start_ns) + "-" + us(s.end_ns) + " us");
         }
+        y0 += h + panel_gap;
     }
     svg.write(out);
 }
