@@ -6,6 +6,8 @@
 # data/calibration/train-shapes.txt once and of heldout-shapes.txt twice (the two rounds give each shape's
 # run-to-run noise), and takes per-CTA traces of five problems for `leanattn simulate --trace`.
 # Writes OUT/{machine.txt, train.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}.
+# CALIBRATION_DEVICE (default h100-sxm) is the device file the plans are made with: the GPU's own, so that the
+# aligned stream-k rule reads the same timing keys here as `leanattn calibrate --device` does there.
 # `leanattn calibrate` reads the JSON lines (docs/calibration.md).
 set -euo pipefail
 build=${1:?usage: calibration.sh BUILD OUT}
@@ -18,9 +20,10 @@ leanattn="$build/leanattn"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 } > "$out/machine.txt" 2>&1
 repeat=${CALIBRATION_REPEAT:-50}
-"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" -o "$out/train.jsonl" 2> "$out/train.log"
+device=${CALIBRATION_DEVICE:-h100-sxm}
+"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" --device "$device" -o "$out/train.jsonl" 2> "$out/train.log"
 for round in 1 2; do
-    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
+    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" --device "$device" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
 done
 # Traces: a split GQA decode, a ragged batch, MQA, many short requests, the paper's long head-dim-64 case.
 traces=(
@@ -33,6 +36,6 @@ traces=(
 for entry in "${traces[@]}"; do
     name=${entry%%:*}
     # shellcheck disable=SC2086
-    "$leanattn" cuda bench ${entry#*:} --repeat "$repeat" --format json --trace "$out/trace-$name.json" > "$out/trace-$name.bench.json" 2>> "$out/traces.log"
+    "$leanattn" cuda bench ${entry#*:} --repeat "$repeat" --device "$device" --format json --trace "$out/trace-$name.json" > "$out/trace-$name.bench.json" 2>> "$out/traces.log"
 done
 echo "calibration.sh: done in $SECONDS s" | tee -a "$out/machine.txt"
