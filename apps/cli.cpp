@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <fstream>
 #include <sstream>
 
 #include "core/input_error.hpp"
@@ -34,5 +35,24 @@ void write_output(const std::string& path, const std::function<void(std::ostream
 }
 
 void print_error(const std::string& message) { std::cerr << "error: " << message << "\n"; }
+
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+}
+
+std::vector<std::string> read_problem_lines(const std::string& path, const std::string& flag) {
+    std::ifstream file(path);
+    if (!file) throw InputError(flag + " " + path, "cannot be read");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);) {
+        const std::string text = line.substr(0, line.find('#'));
+        if (!split_words(text).empty()) lines.push_back(text);
+    }
+    if (lines.empty()) throw InputError(flag + " " + path, "holds no problem line");
+    return lines;
+}
 
 }  // namespace leanattn::app

@@ -32,4 +32,10 @@ void write_output(const std::string& path, const std::function<void(std::ostream
 // Reports an error the contract's way: `error: <message>` on stderr.
 void print_error(const std::string& message);
 
+// A shapes file (`cuda bench --shapes`, `calibrate --predict`): one problem's flags per line, `#` starting a
+// comment; the non-empty lines, comments cut. InputError naming `flag` when it cannot be read or holds none.
+std::vector<std::string> read_problem_lines(const std::string& path, const std::string& flag);
+// A line's whitespace-separated words (the flags of one problem line).
+std::vector<std::string> split_words(const std::string& line);
+
 }  // namespace leanattn::app

@@ -56,13 +56,6 @@ sim::KernelModel starting_guess(const std::string& name) {
     return k;
 }
 
-std::vector<std::string> split_words(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
-    return words;
-}
-
 // One line of a shapes file (problem flags and --dtype) as a problem on `device`.
 std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const std::string& device) {
     ProblemFlags flags;
@@ -80,14 +73,8 @@ std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const
 }
 
 int predict(const std::string& shapes_file, const DeviceSpec& device, const sim::KernelModel& kernel, const std::string& device_flag, std::ostream& out) {
-    std::ifstream in(shapes_file);
-    if (!in) throw InputError({{"predict", shapes_file}}, "cannot be read");
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
-    std::size_t lines = 0;
-    for (std::string text; std::getline(in, text);) {
-        const std::string line = text.substr(0, text.find('#'));
-        if (split_words(line).empty()) continue;
-        ++lines;
+    for (const std::string& line : read_problem_lines(shapes_file, "--predict")) {
         const auto [p, dtype] = problem_of_line(line, device_flag);
         json results = json::array();
         for (Strategy s : p.strategies) {
@@ -101,7 +88,6 @@ int predict(const std::string& shapes_file, const DeviceSpec& device, const sim:
         }
         out << json{{"flags", line}, {"device", device.name}, {"kernel", kernel.name}, {"results", results}}.dump() << "\n";
     }
-    if (lines == 0) throw InputError({{"predict", shapes_file}}, "holds no problem line");
     return exit_ok;
 }
 

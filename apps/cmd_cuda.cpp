@@ -187,13 +187,6 @@ int run_case(const Args& args, std::ostream* out_override) {
     return status;
 }
 
-std::vector<std::string> split_words(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
-    return words;
-}
-
 // `cuda bench --shapes FILE [shared flags]`: one JSON line per problem line, in one process.
 int run_shapes(const Args& args) {
     Args shared;
@@ -205,14 +198,7 @@ int run_shapes(const Args& args) {
         else shared.push_back(args[i]);
     }
     if (path.empty()) throw InputError("--shapes", "needs a file of problem lines");
-    std::ifstream file(path);
-    if (!file) throw InputError("--shapes " + path, "cannot be read");
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(file, line);) {
-        const std::string text = line.substr(0, line.find('#'));
-        if (!split_words(text).empty()) lines.push_back(text);
-    }
-    if (lines.empty()) throw InputError("--shapes " + path, "holds no problem line");
+    const std::vector<std::string> lines = read_problem_lines(path, "--shapes");
     bool refused = false;
     ProgressBar progress("cuda bench --shapes");
     write_output(output, [&](std::ostream& out) {
