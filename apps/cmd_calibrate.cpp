@@ -29,7 +29,7 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.ctas_per_sm = 1;
     k.merge = sim::MergeOrder::all_at_once;
     k.compute_overlaps_loads = true;
-    k.tensor_core_rows_min = 16;
+    k.tensor_core_rows_min = 8;  // up to 8 rows the kernel keeps one half of each m16 tile (no second row per lane)
     k.bytes_in_flight_per_sm = 65536;
     k.stream_latency_ns = 800;
     k.latency_knee_exponent = 2;

@@ -36,8 +36,12 @@ void write_marks(std::ostream& out, const Schedule& s) {
            "slot <i>g</i> mod SMs\u00d7CTAs-per-SM). CTAs of later waves follow the earlier CTA of their slot.</li>\n"
         << "<li>x is idealised time in LeanTiles: every LeanTile costs the same, so the picture shows the plan's balance, "
            "not its speed (<code>leanattn simulate</code> predicts times).</li>\n"
-        << "<li>Each segment (a run of one output's LeanTiles done by one CTA) has its output's color and, when wide enough, "
-           "a label like <code>h0[0,2)</code>: output, then its LeanTiles. Hover a block for details.</li>\n"
+        << "<li>Each segment (a run of one output's LeanTiles done by one CTA) is colored by its request: the request's hue "
+           "(one of 8, repeating past the eighth request), shaded by the output's kv-head from darkest (h0) to lightest. When wide "
+           "enough it is labeled like <code>b1h0[0,2)</code>: output, then its LeanTiles; on thin rows each run of a request's "
+           "CTAs is labeled with the request (<code>b1</code>). Hover a block for details.</li>\n"
+        << "<li>Only requests have hues: purple is merging, greys are waiting and idle, black marks hosts. "
+           "<code>leanattn simulate</code> uses the same purple and greys for SM states.</li>\n"
         << "<li>A black corner flag (a dark tick on thin rows) marks the host: the CTA holding the output's first LeanTile, "
            "which merges the other contributors' partials with the softmax re-scaling operator.</li>\n";
     if (s.fused_reduction()) {
@@ -56,10 +60,10 @@ void write_marks(std::ostream& out, const Schedule& s) {
 
 void write_outputs(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
     out << "<h2>Outputs</h2>\n<p>An output tile is one (request, KV head) pair; its host CTA is listed first among its contributors.</p>\n"
-        << "<table><tr><th class=\"l\">output</th><th>request</th><th>kv-head</th><th>LeanTiles</th><th>host CTA</th><th class=\"l\">contributors</th></tr>\n";
+        << "<table><tr><th class=\"l\">output (color)</th><th>request</th><th>kv-head</th><th>LeanTiles</th><th>host CTA</th><th class=\"l\">contributors</th></tr>\n";
     for (std::size_t i = 0; i < t.outputs.size() && i < max_output_rows; ++i) {
         const OutputRow& o = t.outputs[i];
-        out << "<tr><td class=\"l\"><span class=\"sw\" style=\"background:" << palette_color(o.output) << "\"></span>"
+        out << "<tr><td class=\"l\"><span class=\"sw\" style=\"background:" << output_color(s.problem, o.output) << "\"></span>"
             << xml_escape(output_label(s.problem, o.output)) << "</td><td>" << o.batch << "</td><td>" << o.kv_head << "</td><td>" << o.tiles
             << "</td><td>" << o.host_cta << "</td><td class=\"l\">" << contributors(o) << "</td></tr>\n";
     }

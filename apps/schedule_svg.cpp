@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -22,8 +23,7 @@ constexpr double width = 1200, left = 100, right = 28, top = 88;
 // quarter LeanTile per partial, shrunk where a host merges so many that the biggest merge would pass a fifth
 // of the busiest slot (long ragged requests spread over dozens of CTAs).
 constexpr double max_merge_tiles = 0.25, max_merge_share = 0.2;
-const char* const merge_color = "#5b2a86";  // dark purple: apart from every output color
-const char* const idle_color = "#efefef";
+constexpr double min_merge_px = 3;  // and never narrower than this, so that a merge shows on the biggest plans (the legend says so)
 // Past this many segments tooltips would push the file to several MB; the picture is a texture by then.
 constexpr std::size_t max_tooltip_segments = 6000;
 constexpr std::int64_t max_arrow_grid = 32;  // peer → host arrows only where they can be followed by eye
@@ -110,11 +110,10 @@ struct Frame {
     bool labels() const { return lane_h >= 14; }
 };
 
-// White text on dark fills, near-black on light ones (the palette has yellows and pinks).
+// White text on dark fills, near-black on light ones (the palette has yellows, and heads shade towards white).
 std::string ink_on(const std::string& hex) {
-    const long rgb = std::strtol(hex.c_str() + 1, nullptr, 16);
-    const double luma = 0.299 * static_cast<double>((rgb >> 16) & 255) + 0.587 * static_cast<double>((rgb >> 8) & 255) + 0.114 * static_cast<double>(rgb & 255);
-    return luma > 150 ? "#1a1a1a" : "white";
+    const Rgb c = parse_hex(hex);
+    return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 150 ? "#1a1a1a" : "white";
 }
 
 double text_width(const std::string& text, double size) { return 0.58 * size * static_cast<double>(text.size()); }
@@ -138,7 +137,7 @@ void draw_segments(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, co
         double at = c.start;
         for (const Segment& seg : row.segments) {
             const double x = f.x(at), w = static_cast<double>(seg.tiles()) * f.xs;
-            const std::string name = output_label(s.problem, seg.output), color = palette_color(seg.output);
+            const std::string name = output_label(s.problem, seg.output), color = output_color(s.problem, seg.output);
             const OutputRow& o = t.outputs[static_cast<std::size_t>(seg.output)];
             std::string tip;
             if (tooltips) {
@@ -192,14 +191,14 @@ void draw_merges(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, cons
         const double y = f.lane_top(row.cta);
         const std::string cta = std::to_string(row.cta);
         if (c.wait_end > c.end + 1e-9) {
-            svg.rect(f.x(c.end), y + 0.5, (c.wait_end - c.end) * f.xs, f.lane_h - 1, "url(#wait)",
+            svg.rect(f.x(c.end), y + 0.5, (c.wait_end - c.end) * f.xs, f.lane_h - 1, waiting_fill,
                      "CTA " + cta + " waits for its peers' partials", "class=\"wait\" data-cta=\"" + cta + "\"");
         }
         if (c.peers == 0) continue;
         const OutputRow& o = t.outputs[static_cast<std::size_t>(row.segments.back().output)];
         const std::string name = output_label(s.problem, o.output), from = cta_list(o.ctas, 1);
-        const double x = f.x(c.wait_end), w = std::max((c.merge_end - c.wait_end) * f.xs, 3.0);  // visible on a 264-lane plan too
-        svg.rect(x, y + 0.5, w, f.lane_h - 1, merge_color, "CTA " + cta + " merges " + name + "'s partials from " + from,
+        const double x = f.x(c.wait_end), w = std::max((c.merge_end - c.wait_end) * f.xs, min_merge_px);  // visible on a 264-lane plan too
+        svg.rect(x, y + 0.5, w, f.lane_h - 1, reduce_color, "CTA " + cta + " merges " + name + "'s partials from " + from,
                  "class=\"reduce\" data-cta=\"" + cta + "\" data-peers=\"" + std::to_string(c.peers) + "\"");
         const std::string long_label = name + " \u2190 " + from, short_label = "+" + std::to_string(c.peers);
         if (f.labels() && w > text_width(long_label, 12) + 12) svg.text(x + w / 2, y + f.lane_h / 2 + 4, long_label, 12, "middle", "fill=\"white\"");
@@ -208,13 +207,15 @@ void draw_merges(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, cons
     if (T.reduce_launch > 0) {
         const double x = f.x(T.launch_end);
         svg.line(x, top - 14, x, top + f.plot_h() + 4, "#333", 1, "stroke-dasharray=\"4,3\"");
-        svg.text(x + 4, top - 5, "launch 2: reduce", 11, "start", "fill=\"#333\"");
+        const std::string heading = "launch 2: reduce";
+        const bool fits_after = x + 4 + text_width(heading, 11) <= width;  // else it goes before the line
+        svg.text(fits_after ? x + 4 : x - 4, top - 5, heading, 11, fits_after ? "start" : "end", "fill=\"#333\"");
         for (const OutputRow& o : t.outputs) {
             const auto [from, to] = T.reduce[static_cast<std::size_t>(o.output)];
             if (to <= from) continue;  // a single split: nothing to merge
             const std::string name = output_label(s.problem, o.output), label = name + " \u2190 " + cta_list(o.ctas, 0);
             const double w = (to - from) * f.xs, y = f.lane_top(o.output);
-            svg.rect(f.x(from), y + 0.5, w, f.lane_h - 1, merge_color, "reduce launch: merges " + name + "'s partials from " + cta_list(o.ctas, 0),
+            svg.rect(f.x(from), y + 0.5, w, f.lane_h - 1, reduce_color, "reduce launch: merges " + name + "'s partials from " + cta_list(o.ctas, 0),
                      "class=\"reduce-launch\" data-output=\"" + std::to_string(o.output) + "\"");
             if (f.labels() && w > text_width(label, 12) + 12) svg.text(f.x(from) + w / 2, y + f.lane_h / 2 + 4, label, 12, "middle", "fill=\"white\"");
         }
@@ -243,6 +244,58 @@ void draw_arrows(SvgWriter& svg, const ScheduleTable& t, const Times& T, const F
             svg.raw("<circle class=\"store\" cx=\"" + SvgWriter::num(x1) + "\" cy=\"" + SvgWriter::num(y1) +
                     "\" r=\"3\" fill=\"white\" stroke=\"#1a1a1a\" stroke-width=\"1.3\"/>");
         }
+    }
+}
+
+// The request holding most of a CTA's LeanTiles (-1 for an empty CTA).
+std::int64_t main_request(const Problem& p, const CtaRow& row) {
+    std::int64_t best = -1, best_tiles = 0, current = -1, tiles = 0;
+    for (const Segment& seg : row.segments) {  // a request's segments are consecutive in a CTA
+        const std::int64_t r = p.request_of(seg.output);
+        tiles = r == current ? tiles + seg.tiles() : seg.tiles();
+        current = r;
+        if (tiles > best_tiles) best = r, best_tiles = tiles;
+    }
+    return best;
+}
+
+// A run of CTAs in consecutive rows of one lane (and one wave) whose LeanTiles are mostly one request's.
+struct RequestRun {
+    std::int64_t request = -1, first = 0, last = 0;
+    double begin = 0, end = 0;  // idealised time the run's CTAs cover
+};
+
+std::vector<RequestRun> request_runs(const Problem& p, const ScheduleTable& t, const Times& T, const Frame& f) {
+    std::vector<RequestRun> runs;
+    for (const CtaRow& row : t.ctas) {
+        const std::int64_t r = main_request(p, row);
+        const CtaTimes& c = T.ctas[static_cast<std::size_t>(row.cta)];
+        RequestRun* run = runs.empty() ? nullptr : &runs.back();
+        // The previous CTA sits one SM up in the same lane unless this one starts a lane (slot a multiple of the SMs).
+        const bool next_row = run && run->last == row.cta - 1 && row.cta % f.sms != 0;
+        if (next_row && (r < 0 || run->request == r)) {  // an empty CTA (a chunk past its request's end) does not break a run
+            run->last = row.cta, run->begin = std::min(run->begin, c.start), run->end = std::max(run->end, c.end);
+        } else if (r >= 0) {
+            runs.push_back({r, row.cta, row.cta, c.start, c.end});
+        }
+    }
+    return runs;
+}
+
+// Thin rows have no segment labels, so each run of a request's CTAs tall enough for a line of text is named
+// on a white halo. An SM's lanes put their labels at different x (a third, two thirds, …) so that runs side
+// by side in the same rows never print over each other.
+void draw_request_labels(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f) {
+    constexpr double size = 11;
+    for (const RequestRun& run : request_runs(s.problem, t, T, f)) {
+        const double y0 = f.lane_top(run.first), y1 = f.lane_top(run.last) + f.lane_h;
+        const std::string label = "b" + std::to_string(run.request);
+        const double lane = static_cast<double>((run.first % f.resident) / f.sms);
+        const double x = f.x(run.begin + (run.end - run.begin) * (lane + 1) / static_cast<double>(f.lanes + 1));
+        if (y1 - y0 < size || (run.end - run.begin) * f.xs < 3 * text_width(label, size)) continue;
+        svg.text(x, (y0 + y1) / 2 + size * 0.35, label, size, "middle",
+                 "class=\"request-label\" font-weight=\"bold\" fill=\"#111\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\" "
+                 "stroke-linejoin=\"round\"");
     }
 }
 
@@ -279,36 +332,71 @@ void draw_background(SvgWriter& svg, const Times& T, const Frame& f) {
 }
 
 
-// The legend lists the outputs' colors (the palette's 12, then a count) and only the marks the picture holds.
-enum class Swatch { fill, host_flag, host_tick, arrow, empty };
+// The legend: the requests first, each with its heads' shades, one palette cycle to a row so that requests
+// sharing a hue share a column; then only the marks the picture holds.
+enum class Swatch { shades, fill, host_flag, host_tick, arrow, empty, none };
 struct LegendItem {
     Swatch swatch = Swatch::fill;
     std::string fill, text, cls;
+    std::int64_t request = 0;  // Swatch::shades: whose shades
 };
 
-const char* const defs =
-    "<defs><pattern id=\"wait\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-    "<rect width=\"6\" height=\"6\" fill=\"#e0e0e0\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#888\" stroke-width=\"2\"/></pattern>"
+constexpr std::int64_t max_listed_requests = 24;  // past this, one entry per hue naming the requests sharing it
+constexpr std::int64_t max_swatch_shades = 8;     // a swatch samples at most this many heads
+constexpr double swatch_w = 24, swatch_text_gap = 6;
+
+const std::string defs =
+    "<defs>" + std::string(waiting_pattern) +
     "<marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
     "<path d=\"M0 0L10 5L0 10z\" fill=\"#1a1a1a\"/></marker></defs>";
 
-std::vector<LegendItem> legend_items(const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool arrows) {
+bool ragged(const Problem& p) { return std::adjacent_find(p.ctx.begin(), p.ctx.end(), std::not_equal_to<>()) != p.ctx.end(); }
+
+// "b3 ctx 1200" (ctx only when the batch is ragged); a lone request names its heads instead.
+std::string request_entry(const Problem& p, std::int64_t r) {
+    if (p.batch == 1) return p.kv_heads == 1 ? "h0" : "h0 \u2026 h" + std::to_string(p.kv_heads - 1) + " (kv-heads)";
+    return "b" + std::to_string(r) + (ragged(p) ? " ctx " + std::to_string(p.ctx[static_cast<std::size_t>(r)]) : "");
+}
+
+// Too many requests to list: one entry per hue, "b3, b11, b19, … (every 8th)".
+std::string hue_entry(const Problem& p, std::int64_t first) {
+    const auto cycle = static_cast<std::int64_t>(request_palette.size());
+    std::string text = "b" + std::to_string(first);
+    for (std::int64_t r = first + cycle; r < p.batch && r <= first + 2 * cycle; r += cycle) text += ", b" + std::to_string(r);
+    return text + (first + 3 * cycle < p.batch ? ", \u2026" : "");
+}
+
+std::vector<LegendItem> request_items(const Problem& p) {
     std::vector<LegendItem> items;
-    const std::int64_t outputs = s.problem.outputs(), shown = std::min<std::int64_t>(outputs, 12);
-    for (std::int64_t o = 0; o < shown; ++o) items.push_back({Swatch::fill, palette_color(o), output_label(s.problem, o), "legend-output"});
-    if (outputs > shown) items.push_back({Swatch::fill, "none", "\u2026 " + std::to_string(outputs) + " outputs: colors repeat every 12", "legend-more"});
-    const bool flags = f.lane_h >= 8;
-    items.push_back({flags ? Swatch::host_flag : Swatch::host_tick, {},
-                     s.fused_reduction() ? "host: holds an output's first LeanTile, merges its partials" : "host: holds an output's first LeanTile",
-                     "legend-mark"});
+    const auto cycle = static_cast<std::int64_t>(request_palette.size());
+    const bool by_hue = p.batch > max_listed_requests;
+    for (std::int64_t r = 0; r < (by_hue ? cycle : p.batch); ++r) items.push_back({Swatch::shades, {}, by_hue ? hue_entry(p, r) : request_entry(p, r), "legend-request", r});
+    return items;
+}
+
+std::vector<LegendItem> mark_items(const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool arrows) {
+    std::vector<LegendItem> items;
+    const std::int64_t heads = s.problem.kv_heads, cycle = static_cast<std::int64_t>(request_palette.size());
+    std::vector<std::string> parts;
+    if (s.problem.batch > 1) parts.push_back("hue: request");
+    if (heads > 1) parts.push_back("shade: kv-head, h0 darkest \u2192 h" + std::to_string(heads - 1) + " lightest");
+    if (s.problem.batch > cycle) parts.push_back("hues repeat every " + std::to_string(cycle) + " requests");
+    std::string note;
+    for (const std::string& part : parts) note += (note.empty() ? "" : " \u00b7 ") + part;
+    if (!note.empty()) items.push_back({Swatch::none, {}, note, "legend-note"});
     bool merge = false, wait = false, empty = false;
     for (const CtaTimes& c : T.ctas) merge = merge || c.peers > 0, wait = wait || c.wait_end > c.end + 1e-9;
     for (const CtaRow& row : t.ctas) empty = empty || row.segments.empty();
+    const bool flags = f.lane_h >= 8;
+    items.push_back({flags ? Swatch::host_flag : Swatch::host_tick, {},
+                     merge ? "host: holds an output's first LeanTile, merges its partials" : "host: holds an output's first LeanTile",
+                     "legend-mark"});
     if (arrows) items.push_back({Swatch::arrow, {}, "partial stored, merged by its host", "legend-mark"});
-    if (wait) items.push_back({Swatch::fill, "url(#wait)", "host waiting for peers' partials", "legend-mark"});
-    const std::string scale = "drawn " + SvgWriter::num(T.merge_tiles) + " LeanTile per partial, not to scale";
-    if (merge) items.push_back({Swatch::fill, merge_color, "host merging its peers' partials (" + scale + ")", "legend-mark"});
-    if (T.reduce_launch > 0) items.push_back({Swatch::fill, merge_color, "reduce launch merging each output's partials (" + scale + ")", "legend-mark"});
+    if (wait) items.push_back({Swatch::fill, waiting_fill, "host waiting for peers' partials", "legend-mark"});
+    const std::string scale = "drawn " + SvgWriter::num(T.merge_tiles) + " LeanTile per partial";
+    const bool floored = T.merge_tiles * f.xs < min_merge_px;  // a one-partial host merge is drawn wider than its share
+    if (merge) items.push_back({Swatch::fill, reduce_color, "host merging its peers' partials (" + scale + (floored ? ", at least 3 px" : "") + ", not to scale)", "legend-mark"});
+    if (T.reduce_launch > 0) items.push_back({Swatch::fill, reduce_color, "reduce launch merging each output's partials (" + scale + ", not to scale)", "legend-mark"});
     if (empty) items.push_back({Swatch::empty, {}, s.strategy == Strategy::stream_k ? "empty CTA: " + empty_reason(s) + ", exits at once" : "empty CTA: chunk past a shorter request, exits at once", "legend-mark"});
     items.push_back({Swatch::fill, idle_color, "idle slot", "legend-mark"});
     return items;
@@ -316,53 +404,101 @@ std::vector<LegendItem> legend_items(const Schedule& s, const ScheduleTable& t, 
 
 constexpr double legend_row = 20;
 
-// Flows the items left to right, wrapping at the plot's width; returns each item's (x, row).
-std::vector<std::pair<double, int>> legend_layout(const std::vector<LegendItem>& items) {
-    std::vector<std::pair<double, int>> at;
+double item_width(const LegendItem& item) {
+    const double swatch = item.swatch == Swatch::none ? 0 : (item.swatch == Swatch::shades ? swatch_w : 16) + swatch_text_gap;
+    return swatch + 0.52 * 11.5 * static_cast<double>(item.text.size()) + 20;
+}
+
+struct LegendLayout {
+    std::vector<std::pair<double, int>> at;  // each item's (x, row)
+    int rows = 0;
+};
+
+// Requests in a grid of one palette cycle per row (flowed instead if a row would not fit); then the marks,
+// flowed left to right from a new row, wrapping at the plot's width.
+LegendLayout legend_layout(const std::vector<LegendItem>& requests, const std::vector<LegendItem>& marks) {
+    LegendLayout L;
+    const std::size_t columns = request_palette.size();
+    double column_w = 0;
+    for (const LegendItem& item : requests) column_w = std::max(column_w, item_width(item));
+    const bool grid = left + column_w * static_cast<double>(columns) <= width - right;
     double x = left;
-    int row = 0;
-    for (const LegendItem& item : items) {
-        const double w = 22 + 0.52 * 11.5 * static_cast<double>(item.text.size()) + 20;
-        if (x > left && x + w > width - right) x = left, ++row;
-        at.emplace_back(x, row);
-        x += w;
-    }
-    return at;
-}
-
-double legend_height(const std::vector<LegendItem>& items) {
-    return items.empty() ? 0.0 : legend_row * (legend_layout(items).back().second + 1);
-}
-
-void draw_legend(SvgWriter& svg, const std::vector<LegendItem>& items, double y0) {
-    const auto at = legend_layout(items);
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const LegendItem& item = items[i];
-        const double x = at[i].first, y = y0 + legend_row * at[i].second;
-        const std::string cls = "class=\"" + item.cls + "\"";
-        switch (item.swatch) {
-            case Swatch::fill:
-                if (item.fill != "none") svg.rect(x, y - 10, 16, 12, item.fill, {}, cls + " stroke=\"#bbb\" stroke-width=\"0.5\"");
-                break;
-            case Swatch::host_flag:
-            case Swatch::host_tick:
-                svg.rect(x, y - 10, 16, 12, "#bab0ac", {}, cls);
-                if (item.swatch == Swatch::host_flag) svg.raw("<path d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y - 10) + "h8l-8 8z\" fill=\"#1a1a1a\"/>");
-                else svg.rect(x, y - 10, 1.5, 12, "#1a1a1a");
-                break;
-            case Swatch::arrow:
-                svg.raw("<path " + cls + " d=\"M" + SvgWriter::num(x + 3) + " " + SvgWriter::num(y - 4) + "h12\" stroke=\"#1a1a1a\" stroke-width=\"1.3\" marker-end=\"url(#head)\"/>");
-                svg.raw("<circle cx=\"" + SvgWriter::num(x + 3) + "\" cy=\"" + SvgWriter::num(y - 4) + "\" r=\"3\" fill=\"white\" stroke=\"#1a1a1a\" stroke-width=\"1.3\"/>");
-                break;
-            case Swatch::empty:
-                svg.rect(x + 5, y - 10, 6, 12, "none", {}, cls + " stroke=\"#555\" stroke-width=\"0.8\" stroke-dasharray=\"2,2\"");
-                break;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (grid) {
+            L.at.emplace_back(left + column_w * static_cast<double>(i % columns), static_cast<int>(i / columns));
+            continue;
         }
-        svg.text(x + 22, y, item.text, 11.5, "start", "fill=\"#222\"");
+        if (x > left && x + item_width(requests[i]) > width - right) x = left, ++L.rows;
+        L.at.emplace_back(x, L.rows);
+        x += item_width(requests[i]);
+    }
+    L.rows = requests.empty() ? 0 : L.at.back().second + 1;
+    x = left;
+    for (const LegendItem& item : marks) {
+        if (x > left && x + item_width(item) > width - right) x = left, ++L.rows;
+        L.at.emplace_back(x, L.rows);
+        x += item_width(item);
+    }
+    if (!marks.empty()) ++L.rows;
+    return L;
+}
+
+// A request's swatch: its heads' shades side by side (evenly sampled, the first and the last included).
+void draw_shades(SvgWriter& svg, const Problem& p, std::int64_t request, double x, double y) {
+    const std::int64_t n = std::min(p.kv_heads, max_swatch_shades);
+    const double w = swatch_w / static_cast<double>(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t head = n == 1 ? 0 : i * (p.kv_heads - 1) / (n - 1);
+        svg.rect(x + w * static_cast<double>(i), y - 10, w, 12, request_color(request, head, p.kv_heads), {}, "class=\"legend-shade\"");
+    }
+    svg.rect(x, y - 10, swatch_w, 12, "none", {},
+             "class=\"legend-request\" data-request=\"" + std::to_string(request) + "\" stroke=\"#bbb\" stroke-width=\"0.5\"");
+}
+
+void draw_legend_item(SvgWriter& svg, const Problem& p, const LegendItem& item, double x, double y) {
+    const std::string cls = "class=\"" + item.cls + "\"";
+    double text_x = x + 16 + swatch_text_gap;
+    switch (item.swatch) {
+        case Swatch::shades:
+            draw_shades(svg, p, item.request, x, y);
+            text_x = x + swatch_w + swatch_text_gap;
+            break;
+        case Swatch::fill:
+            svg.rect(x, y - 10, 16, 12, item.fill, {}, cls + " stroke=\"#bbb\" stroke-width=\"0.5\"");
+            break;
+        case Swatch::host_flag:
+        case Swatch::host_tick:
+            svg.rect(x, y - 10, 16, 12, "#bdbdbd", {}, cls);  // a neutral grey: the flag belongs to no request
+            if (item.swatch == Swatch::host_flag) svg.raw("<path d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y - 10) + "h8l-8 8z\" fill=\"#1a1a1a\"/>");
+            else svg.rect(x, y - 10, 1.5, 12, "#1a1a1a");
+            break;
+        case Swatch::arrow:
+            svg.raw("<path " + cls + " d=\"M" + SvgWriter::num(x + 3) + " " + SvgWriter::num(y - 4) + "h12\" stroke=\"#1a1a1a\" stroke-width=\"1.3\" marker-end=\"url(#head)\"/>");
+            svg.raw("<circle cx=\"" + SvgWriter::num(x + 3) + "\" cy=\"" + SvgWriter::num(y - 4) + "\" r=\"3\" fill=\"white\" stroke=\"#1a1a1a\" stroke-width=\"1.3\"/>");
+            break;
+        case Swatch::empty:
+            svg.rect(x + 5, y - 10, 6, 12, "none", {}, cls + " stroke=\"#555\" stroke-width=\"0.8\" stroke-dasharray=\"2,2\"");
+            break;
+        case Swatch::none:
+            text_x = x;
+            break;
+    }
+    svg.text(text_x, y, item.text, 11.5, "start", "fill=\"#222\"" + std::string(item.swatch == Swatch::none ? " " + cls : ""));
+}
+
+void draw_legend(SvgWriter& svg, const Problem& p, const std::vector<LegendItem>& requests, const std::vector<LegendItem>& marks, double y0) {
+    const LegendLayout L = legend_layout(requests, marks);
+    for (std::size_t i = 0; i < requests.size() + marks.size(); ++i) {
+        const LegendItem& item = i < requests.size() ? requests[i] : marks[i - requests.size()];
+        draw_legend_item(svg, p, item, L.at[i].first, y0 + legend_row * L.at[i].second);
     }
 }
 
 }  // namespace
+
+std::string output_color(const Problem& p, std::int64_t output) {
+    return request_color(p.request_of(output), p.kv_head_of(output), p.kv_heads);
+}
 
 std::string schedule_headline(const Schedule& s) {
     std::ostringstream t;
@@ -393,11 +529,12 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     std::size_t segments = 0;
     for (const CtaRow& row : t.ctas) segments += row.segments.size();
     // One lane per SM only: between lanes of one SM there is no gap for an arrow to run in.
-    const bool arrows = s.fused_reduction() && s.grid <= max_arrow_grid && f.lanes == 1 && f.lane_h >= 10;
-    const std::vector<LegendItem> legend = legend_items(s, t, T, f, arrows);
+    const bool merges = std::any_of(T.ctas.begin(), T.ctas.end(), [](const CtaTimes& c) { return c.peers > 0; });
+    const bool arrows = merges && s.grid <= max_arrow_grid && f.lanes == 1 && f.lane_h >= 10;
+    const std::vector<LegendItem> requests = request_items(s.problem), marks = mark_items(s, t, T, f, arrows);
     const double legend_top = top + f.plot_h() + 66;
 
-    SvgWriter svg(width, legend_top + legend_height(legend) + 8);
+    SvgWriter svg(width, legend_top + legend_row * legend_layout(requests, marks).rows + 8);
     svg.raw(defs);
     svg.text(left, 24, schedule_headline(s), 16, "start", "font-weight=\"bold\"");
     svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
@@ -413,8 +550,9 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     draw_merges(svg, s, t, T, f);
     draw_empty(svg, s, t, T, f, segments <= max_tooltip_segments);
     if (arrows) draw_arrows(svg, t, T, f);
+    if (!f.labels() && s.problem.batch > 1) draw_request_labels(svg, s, t, T, f);
     draw_axis(svg, s, T, f);
-    draw_legend(svg, legend, legend_top);
+    draw_legend(svg, s.problem, requests, marks, legend_top);
     svg.write(out);
 }
 

@@ -3,7 +3,8 @@
 // One row per SM, split into one lane per resident CTA slot when CTAs per SM > 1 (CTA g sits in slot
 // g mod resident; CTAs of later waves follow the earlier CTA of their slot). x is idealised time in
 // LeanTiles: every LeanTile costs the same, so the picture shows the plan's balance, not a prediction
-// (`leanattn simulate` predicts). Segments are colored by output and labeled when wide enough; host
+// (`leanattn simulate` predicts). Segments are colored by request (its hue, svg.hpp's request palette),
+// shaded by kv-head, and labeled when wide enough; thin rows get one label per run of a request's CTAs; host
 // CTAs carry a black flag; a stream-k host merges its peers' partials in a purple block sized by the
 // number of partials (arrows show where they come from on small plans); fixed-split's second launch is
 // a purple band after the last wave. The HTML page (schedule_html.hpp) inlines the same picture.
@@ -18,6 +19,9 @@
 namespace leanattn::app {
 
 void write_schedule_svg(std::ostream& out, const Schedule& schedule, const ScheduleTable& table);
+
+// Output o = (request b, kv-head h): request b's hue, shaded by h (request_color in svg.hpp).
+std::string output_color(const Problem& problem, std::int64_t output);
 
 // The picture's heading lines, also used by the HTML page: what was planned, and on what.
 std::string schedule_headline(const Schedule& schedule);  // strategy, device, grid, launches

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "plot_axis.hpp"
 #include "svg.hpp"
@@ -15,26 +18,23 @@ constexpr double width = 1200.0;
 constexpr double left = 78.0;     // room for SM labels
 constexpr double right = 24.0;
 constexpr double panel_gap = 44.0;
-constexpr double header = 22.0;   // a panel's title line
-
-const char* busy_color = "#4e79a7";
-const char* reduce_color = "#f28e2b";
-const char* hatch_defs =
-    "<defs><pattern id=\"waiting\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-    "<rect width=\"6\" height=\"6\" fill=\"#d9d9d9\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8c8c8c\" stroke-width=\"2\"/>"
-    "</pattern></defs>";
+constexpr double header = 20.0;   // a panel's title line
+constexpr double rug = 9.0;       // the strip above a panel's rows holding ticks for reductions too short to see
+constexpr double min_visible_px = 1.0;
 
 // Row height per SM: readable labels for a toy GPU, 2–3 px for an H100, sub-pixel (blended) for 864 SMs.
 double row_height(std::int64_t sms) { return std::clamp(400.0 / static_cast<double>(sms), 0.5, 16.0); }
+double panel_height(const sim::SimResult& r) { return header + rug + row_height(r.sms) * static_cast<double>(r.sms) + panel_gap; }
 
+// States in svg.hpp's shared marks: greys and purple, never a request's hue (those are `schedule`'s).
 std::string fill_of(sim::SmState s) {
     switch (s) {
         case sim::SmState::busy: return busy_color;
         case sim::SmState::reduce: return reduce_color;
-        case sim::SmState::waiting: return "url(#waiting)";
+        case sim::SmState::waiting: return waiting_fill;
         case sim::SmState::idle: break;
     }
-    return "none";
+    return idle_color;
 }
 
 const char* state_name(sim::SmState s) {
@@ -42,6 +42,16 @@ const char* state_name(sim::SmState s) {
         case sim::SmState::busy: return "busy";
         case sim::SmState::reduce: return "reduction";
         case sim::SmState::waiting: return "waiting for peers";
+        case sim::SmState::idle: break;
+    }
+    return "idle";
+}
+
+const char* state_class(sim::SmState s) {
+    switch (s) {
+        case sim::SmState::busy: return "busy";
+        case sim::SmState::reduce: return "reduce";
+        case sim::SmState::waiting: return "waiting";
         case sim::SmState::idle: break;
     }
     return "idle";
@@ -63,42 +73,111 @@ std::string panel_title(const SimulationReport& report, const sim::SimResult& r)
     return title;
 }
 
-void draw_panel(SvgWriter& svg, const SimulationReport& report, const sim::SimResult& r, double top, double x_scale) {
+// Every interval at its true duration. A sub-pixel one is left antialiased (crisp edges would round it to a
+// whole pixel or to nothing); a reduction that thin is also ticked in the rug above the panel.
+void draw_intervals(SvgWriter& svg, const sim::SimResult& r, double y0, double x_scale) {
     const double row = row_height(r.sms);
-    const double height = row * static_cast<double>(r.sms);
-    svg.text(left, top + 15, panel_title(report, r), 13, "start", "font-weight=\"bold\"");
-    const double y0 = top + header;
     const bool tooltips = r.sms <= 32;
     for (std::size_t sm = 0; sm < r.timeline.size(); ++sm) {
         const double y = y0 + row * static_cast<double>(sm);
         for (const sim::SmInterval& iv : r.timeline[sm]) {
-            if (iv.state == sim::SmState::idle) continue;
+            if (iv.state == sim::SmState::idle) continue;  // the panel's background
+            const double w = (iv.end_ns - iv.begin_ns) * x_scale;
             const std::string tip = tooltips ? "SM " + std::to_string(sm) + ": " + state_name(iv.state) + " " + fmt("%.2f", iv.begin_ns / 1e3) +
                                                    "-" + fmt("%.2f", iv.end_ns / 1e3) + " us"
                                              : std::string();
-            svg.rect(left + iv.begin_ns * x_scale, y, (iv.end_ns - iv.begin_ns) * x_scale, row, fill_of(iv.state), tip,
-                     "shape-rendering=\"crispEdges\"");
+            svg.rect(left + iv.begin_ns * x_scale, y, w, row, fill_of(iv.state), tip,
+                     "class=\"" + std::string(state_class(iv.state)) + "\"" + (w >= min_visible_px ? " shape-rendering=\"crispEdges\"" : ""));
         }
     }
+}
+
+// Centres, in whole pixels, of the reductions narrower than a pixel: one tick each in the rug above the rows,
+// drawn outside the time axis so that no row gets a bar wider than the time it stands for.
+std::vector<long> short_reductions(const sim::SimResult& r, double x_scale) {
+    std::vector<long> columns;
+    for (const auto& intervals : r.timeline) {
+        for (const sim::SmInterval& iv : intervals) {
+            if (iv.state == sim::SmState::reduce && (iv.end_ns - iv.begin_ns) * x_scale < min_visible_px) {
+                columns.push_back(std::lround(left + 0.5 * (iv.begin_ns + iv.end_ns) * x_scale));
+            }
+        }
+    }
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    return columns;
+}
+
+void draw_rug(SvgWriter& svg, const sim::SimResult& r, double y, double x_scale) {
+    for (long x : short_reductions(r, x_scale)) {
+        svg.line(static_cast<double>(x), y + 1, static_cast<double>(x), y + rug - 2, reduce_color, 1.0, "class=\"short-reduce\"");
+    }
+}
+
+void draw_panel(SvgWriter& svg, const SimulationReport& report, const sim::SimResult& r, double top, double x_scale) {
+    const double row = row_height(r.sms);
+    const double height = row * static_cast<double>(r.sms);
+    svg.text(left, top + 14, panel_title(report, r), 13, "start", "font-weight=\"bold\"");
+    const double y0 = top + header + rug;
+    draw_rug(svg, r, top + header, x_scale);
+    svg.rect(left, y0, r.makespan_ns * x_scale, height, idle_color, {}, "class=\"idle\"");
+    draw_intervals(svg, r, y0, x_scale);
     // SM labels: every row for a toy GPU, else about 8 of them.
     const std::int64_t every = r.sms <= 24 ? 1 : std::max<std::int64_t>(1, (r.sms + 7) / 8);
     for (std::int64_t sm = 0; sm < r.sms; sm += every) {
         svg.text(left - 6, y0 + row * (static_cast<double>(sm) + 0.5) + 4, "SM " + std::to_string(sm), 10, "end");
     }
     svg.rect(left, y0, r.makespan_ns * x_scale, height, "none", {}, "stroke=\"#999\" stroke-width=\"0.8\"");
-    svg.line(left + r.makespan_ns * x_scale, y0 - 4, left + r.makespan_ns * x_scale, y0 + height + 4, "#d62728", 1.5);
+    svg.line(left + r.makespan_ns * x_scale, y0 - rug, left + r.makespan_ns * x_scale, y0 + height + 4, "#d62728", 1.5);
 }
 
-void draw_legend(SvgWriter& svg, double y) {
+struct LegendEntry {
+    std::string fill, label;  // fill "tick": a rug tick
+};
+
+// The state colors, and the rug's tick where some panel has one.
+std::vector<LegendEntry> legend_entries(bool ticks) {
+    std::vector<LegendEntry> entries = {{busy_color, "busy (stream K/V, compute, store)"},
+                                        {reduce_color, "reduction (partial stores, merges, reduce kernel), to scale"},
+                                        {waiting_fill, "host waiting for peers' flags"},
+                                        {idle_color, "idle (no CTA)"}};
+    if (ticks) entries.push_back({"tick", "tick above a panel: a reduction under 1 px wide (to scale in its row, too thin to see)"});
+    return entries;
+}
+
+double entry_width(const LegendEntry& e) { return 24 + 6.2 * static_cast<double>(e.label.size()); }
+
+// Each entry's (x, row), flowed left to right and wrapped at the picture's width.
+std::vector<std::pair<double, int>> legend_layout(const std::vector<LegendEntry>& entries) {
+    std::vector<std::pair<double, int>> at;
     double x = left;
-    for (auto [fill, label] : {std::pair<std::string, std::string>{busy_color, "busy (stream K/V, compute, store)"},
-                               {reduce_color, "reduction (partials, merges, reduce kernel)"},
-                               {"url(#waiting)", "host waiting for peers' flags"},
-                               {"white", "idle (no CTA)"}}) {
-        svg.rect(x, y - 10, 14, 12, fill, {}, "stroke=\"#999\" stroke-width=\"0.6\"");
-        svg.text(x + 19, y, label, 11);
-        x += 24 + 6.2 * static_cast<double>(label.size());
+    int row = 0;
+    for (const LegendEntry& e : entries) {
+        if (x > left && x + entry_width(e) > width - right) x = left, ++row;
+        at.emplace_back(x, row);
+        x += entry_width(e);
     }
+    return at;
+}
+
+constexpr double legend_row = 18.0;
+
+double legend_height(const std::vector<LegendEntry>& entries) {
+    return legend_row * (legend_layout(entries).back().second + 2);  // the entries' rows and the note under them
+}
+
+void draw_legend(SvgWriter& svg, const std::vector<LegendEntry>& entries, double y0) {
+    const auto at = legend_layout(entries);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const LegendEntry& e = entries[i];
+        const double x = at[i].first, y = y0 + legend_row * at[i].second;
+        if (e.fill == "tick") svg.line(x + 7, y - 10, x + 7, y + 2, reduce_color, 1.0);
+        else svg.rect(x, y - 10, 14, 12, e.fill, {}, "class=\"legend-state\" stroke=\"#999\" stroke-width=\"0.6\"");
+        svg.text(x + 19, y, e.label, 11);
+    }
+    svg.text(left, y0 + legend_row * (at.back().second + 1),
+             "These colors are SM states, greys and purple; none is a request's hue (\"leanattn schedule\" colors requests).", 11, "start",
+             "fill=\"#555\"");
 }
 
 }  // namespace
@@ -107,17 +186,19 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     double longest = 0.0, panels = 0.0;
     for (const sim::SimResult& r : report.results) {
         longest = std::max(longest, r.makespan_ns);
-        panels += header + row_height(r.sms) * static_cast<double>(r.sms) + panel_gap;
+        panels += panel_height(r);
     }
-    const double top = 62.0;
-    const double axis = 40.0;
-    const double height = top + panels + axis;
     const double x_scale = (width - left - right) / longest;
-    SvgWriter svg(width, height);
-    svg.raw(hatch_defs);
-    svg.text(left, 22, "Simulated per-SM timelines: " + describe_setup(report.problem, report.device, report.dtype), 14, "start",
-             "font-weight=\"bold\"");
-    draw_legend(svg, 44);
+    bool ticks = false;
+    for (const sim::SimResult& r : report.results) ticks = ticks || !short_reductions(r, x_scale).empty();
+    const std::vector<LegendEntry> legend = legend_entries(ticks);
+    const double legend_top = 64.0, top = legend_top + legend_height(legend) + 4;
+    const double axis = 40.0;
+    SvgWriter svg(width, top + panels + axis);
+    svg.raw("<defs>" + std::string(waiting_pattern) + "</defs>");
+    svg.text(left, 22, "Simulated per-SM timelines", 15, "start", "font-weight=\"bold\"");
+    svg.text(left, 40, describe_setup(report.problem, report.device, report.dtype), 12, "start", "fill=\"#333\"");
+    draw_legend(svg, legend, legend_top);
     // Vertical grid lines across every panel, labelled once at the bottom.
     const double bottom = top + panels - panel_gap + 6;
     for (double tick : nice_ticks(0.0, longest / 1e3)) {
@@ -130,7 +211,7 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     double y = top;
     for (const sim::SimResult& r : report.results) {
         draw_panel(svg, report, r, y, x_scale);
-        y += header + row_height(r.sms) * static_cast<double>(r.sms) + panel_gap;
+        y += panel_height(r);
     }
     svg.write(out);
 }

@@ -1,8 +1,10 @@
 // simulation_svg.hpp — `simulate --format svg|html`: the strategies' per-SM timelines, one above another.
 //
 // One panel per strategy, all on one time axis (µs), so a shorter makespan is a shorter panel. Rows are
-// SMs (thin rows for big GPUs); blue = busy, orange = reduction work (partial stores, merges, the reduce
-// kernel), grey hatching = a host waiting for its peers, white = idle (no CTA: launch gaps, tails).
+// SMs (thin rows for big GPUs), colored by state with svg.hpp's shared marks, none of them a request's hue:
+// dark grey = busy, purple = reduction work (partial stores, merges, the reduce kernel), grey hatching = a
+// host waiting for its peers, light grey = idle (no CTA: launch gaps, tails). Every interval is drawn at its
+// true duration; a reduction narrower than a pixel also gets a tick in a strip above its panel.
 #pragma once
 
 #include <ostream>

@@ -1,10 +1,15 @@
 // svg.hpp — a tiny SVG writer shared by every picture the app draws (schedules, timelines, sweeps).
 //
 // Just enough for rectangles, lines, text and groups with tooltips; output is a standalone document
-// that a browser opens directly and that an HTML page can inline.
+// that a browser opens directly and that an HTML page can inline. Also the colors every picture shares:
+// the request palette (a hue per request, shaded by kv-head) and the state marks kept out of it.
 #pragma once
 
+#include <array>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -26,12 +31,57 @@ inline std::string xml_escape(const std::string& text) {
     return out;
 }
 
-// A categorical color for index i (outputs, strategies): well separated hues, readable on white.
-inline std::string palette_color(std::int64_t i) {
-    static const char* colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-                                   "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295"};
-    return colors[static_cast<std::size_t>(i % 12)];
+// ---- Colors. One palette, one meaning: hues are requests, everything else is grey or purple. ----
+
+struct Rgb {
+    int r = 0, g = 0, b = 0;
+};
+
+inline Rgb parse_hex(const std::string& hex) {  // "#rrggbb"
+    const long v = std::strtol(hex.c_str() + 1, nullptr, 16);
+    return {static_cast<int>((v >> 16) & 255), static_cast<int>((v >> 8) & 255), static_cast<int>(v & 255)};
 }
+
+inline std::string to_hex(Rgb c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+    return buf;
+}
+
+// a + (b − a)·t per channel: towards black or white keeps the hue and changes only the lightness.
+inline Rgb mix(Rgb a, Rgb b, double t) {
+    const auto ch = [t](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * t)); };
+    return {ch(a.r, b.r), ch(a.g, b.g), ch(a.b, b.b)};
+}
+
+// The requests' hues: blue, orange, green, red, teal, yellow, pink, lime, at least 25° apart on the color
+// wheel, and none grey or purple: those belong to the marks below, so a request is never mistaken for a
+// state. Adjacent requests get contrasting hues; past the eighth request the hues repeat.
+inline const std::array<const char*, 8> request_palette = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                                           "#76b7b2", "#e2d642", "#e377c2", "#8cc43f"};
+
+inline std::string request_hue(std::int64_t request) {
+    return request_palette[static_cast<std::size_t>(request) % request_palette.size()];
+}
+
+// Output (request, kv-head) of a request with `heads` kv-heads: the request's hue, darkest for the first
+// head and lightest for the last (a lone head gets the hue itself). The range is kept short of black and
+// white so that the hue still reads at both ends.
+inline std::string request_color(std::int64_t request, std::int64_t head, std::int64_t heads) {
+    constexpr double darkest = 0.35, lightest = 0.5;  // share of black / white mixed in at the ends
+    const double t = heads > 1 ? static_cast<double>(head) / static_cast<double>(heads - 1) : 0.5;
+    const Rgb hue = parse_hex(request_hue(request));
+    return to_hex(t < 0.5 ? mix(hue, {0, 0, 0}, (0.5 - t) * 2 * darkest) : mix(hue, {255, 255, 255}, (t - 0.5) * 2 * lightest));
+}
+
+// Marks that are not requests, shared by `schedule` and `simulate` so each means the same in both.
+inline const char* const reduce_color = "#5b2a86";  // merging partials: host merges, partial stores, reduce launch
+inline const char* const busy_color = "#6f6f6f";    // simulate: an SM streaming K/V for some request
+inline const char* const idle_color = "#efefef";    // no CTA in the slot / on the SM
+inline const char* const waiting_fill = "url(#waiting)";  // hatched grey: a host waiting for its peers' partials
+inline const char* const waiting_pattern =
+    "<pattern id=\"waiting\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+    "<rect width=\"6\" height=\"6\" fill=\"#d9d9d9\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8c8c8c\" stroke-width=\"2\"/></pattern>";
 
 class SvgWriter {
 public:

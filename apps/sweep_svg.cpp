@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "plot_axis.hpp"
 #include "simulation_report.hpp"
@@ -42,28 +44,79 @@ private:
     bool log_ = false;
 };
 
-void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<sim::SweepRow>& rows, Strategy baseline, const std::string& color,
-                const std::string& label, double legend_y) {
+// How each curve is drawn. Two curves can coincide (fixed-split planned with one split is no-split), so they
+// differ in color, dash and marker at once, and the later one is drawn thinner and on top with hollow
+// markers: where they meet, the first still shows through the second's gaps and inside its markers. The
+// colors are not request colors (svg.hpp): there are no requests here.
+enum class Marker { disc, square };
+struct Series {
+    Strategy baseline;
+    std::string label, color, dash;  // dash: the stroke-dasharray, "none" for solid
+    double width;
+    Marker marker;
+};
+
+const std::vector<Series>& all_series() {
+    static const std::vector<Series> series = {{Strategy::fixed_split, "LA / FD (fixed-split)", "#1f1f1f", "none", 3.0, Marker::disc},
+                                               {Strategy::no_split, "LA / FA2 (no-split)", "#d55e00", "7,4", 1.6, Marker::square}};
+    return series;
+}
+
+// A disc, or a hollow square (the disc of a coinciding curve shows inside it); `tip` becomes its tooltip.
+std::string marker(const Series& s, double x, double y, const std::string& tip) {
+    const bool disc = s.marker == Marker::disc;
+    const std::string shape = disc ? "<circle class=\"marker\" cx=\"" + SvgWriter::num(x) + "\" cy=\"" + SvgWriter::num(y) + "\" r=\"3.5\" fill=\"" + s.color + "\""
+                                   : "<rect class=\"marker\" x=\"" + SvgWriter::num(x - 5.5) + "\" y=\"" + SvgWriter::num(y - 5.5) +
+                                         "\" width=\"11\" height=\"11\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.6\"";
+    return shape + (tip.empty() ? "/>" : "><title>" + xml_escape(tip) + "</title></" + (disc ? "circle>" : "rect>"));
+}
+
+std::string path_style(const Series& s) {
+    return "fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"" + SvgWriter::num(s.width) + "\" stroke-dasharray=\"" + s.dash + "\"";
+}
+
+void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<sim::SweepRow>& rows, const Series& s) {
     std::ostringstream points;
-    bool any = false;
+    std::string markers;
     for (const sim::SweepRow& row : rows) {
-        const double s = row.speedup_over(baseline);
-        if (s <= 0.0) continue;
-        any = true;
-        points << SvgWriter::num(axes.x(static_cast<double>(row.value))) << "," << SvgWriter::num(axes.y(s)) << " ";
-    }
-    if (!any) return;
-    svg.raw("<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2.2\" points=\"" + points.str() + "\"/>");
-    for (const sim::SweepRow& row : rows) {
-        const double s = row.speedup_over(baseline);
-        if (s <= 0.0) continue;
+        const double v = row.speedup_over(s.baseline);
+        if (v <= 0.0) continue;
+        const double x = axes.x(static_cast<double>(row.value)), y = axes.y(v);
+        points << SvgWriter::num(x) << "," << SvgWriter::num(y) << " ";
         char tip[96];
-        std::snprintf(tip, sizeof tip, "%s at %lld: %.2fx", label.c_str(), static_cast<long long>(row.value), s);
-        svg.raw("<circle cx=\"" + SvgWriter::num(axes.x(static_cast<double>(row.value))) + "\" cy=\"" + SvgWriter::num(axes.y(s)) + "\" r=\"4\" fill=\"" +
-                color + "\"><title>" + xml_escape(tip) + "</title></circle>");
+        std::snprintf(tip, sizeof tip, "%s at %lld: %.2fx", s.label.c_str(), static_cast<long long>(row.value), v);
+        markers += marker(s, x, y, tip) + "\n";
     }
-    svg.line(width - right + 16, legend_y, width - right + 40, legend_y, color, 2.2);
-    svg.text(width - right + 46, legend_y + 4, label, 12);
+    if (markers.empty()) return;
+    svg.raw("<polyline class=\"curve\" data-baseline=\"" + std::string(strategy_name(s.baseline)) + "\" " + path_style(s) + " points=\"" + points.str() + "\"/>");
+    svg.raw(markers);
+}
+
+// Values where both curves exist and agree within 0.5%: said in the legend, so a reader looks for both.
+std::size_t coinciding(const std::vector<sim::SweepRow>& rows) {
+    std::size_t n = 0;
+    for (const sim::SweepRow& row : rows) {
+        const double a = row.speedup_over(Strategy::fixed_split), b = row.speedup_over(Strategy::no_split);
+        n += a > 0.0 && b > 0.0 && std::abs(a - b) <= 0.005 * std::max(a, b) ? 1 : 0;
+    }
+    return n;
+}
+
+void draw_legend(SvgWriter& svg, const std::vector<sim::SweepRow>& rows) {
+    const double x = width - right + 14;
+    double y = top + 12;
+    for (const Series& s : all_series()) {
+        svg.raw("<path class=\"legend-curve\" d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y) + "h30\" " + path_style(s) + "/>");
+        svg.raw(marker(s, x + 15, y, {}));
+        svg.text(x + 36, y + 4, s.label, 12);
+        y += 22;
+    }
+    svg.text(x, y + 6, "above 1x: stream-k faster", 11, "start", "fill=\"#555\"");
+    if (const std::size_t n = coinciding(rows); n > 0) {
+        svg.text(x, y + 24, "the curves coincide at " + std::to_string(n) + " of", 11, "start", "fill=\"#555\" class=\"legend-coincide\"");
+        svg.text(x, y + 38, std::to_string(rows.size()) + " values (drawn one over", 11, "start", "fill=\"#555\"");
+        svg.text(x, y + 52, "the other, both visible)", 11, "start", "fill=\"#555\"");
+    }
 }
 
 }  // namespace
@@ -99,9 +152,8 @@ void write_sweep_svg(std::ostream& out, const SweepReport& report) {
     svg.text(left + (width - left - right) / 2, height - 22, sweep_axis_label(report.vary) + (axes.log() ? " (log scale)" : ""), 13, "middle");
     svg.text(18, top + (height - top - bottom) / 2, "speedup of stream-k (x)", 13, "middle",
              "transform=\"rotate(-90 18 " + SvgWriter::num(top + (height - top - bottom) / 2) + ")\"");
-    draw_curve(svg, axes, report.rows, Strategy::fixed_split, palette_color(0), "LA / FD (fixed-split)", top + 12);
-    draw_curve(svg, axes, report.rows, Strategy::no_split, palette_color(1), "LA / FA2 (no-split)", top + 34);
-    svg.text(width - right + 16, top + 62, "above 1x: stream-k faster", 11, "start", "fill=\"#555\"");
+    for (const Series& s : all_series()) draw_curve(svg, axes, report.rows, s);  // in order: later ones thinner, on top
+    draw_legend(svg, report.rows);
     svg.write(out);
 }
 

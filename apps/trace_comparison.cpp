@@ -183,6 +183,11 @@ nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
 
 namespace {
 
+// Measured and simulated CTAs in two greys (no request hue: the trace picture has no per-request meaning);
+// merges and waits in the colours every picture gives them (svg.hpp).
+constexpr const char* measured_color = "#3f3f3f";
+constexpr const char* simulated_color = "#a8a8a8";
+
 // The row of each measured SM: the simulator puts CTA g of the first wave on SM g, the GPU on whichever SM it
 // likes, so measured SMs are ordered by the first CTA each ran and row r shows CTA r on both sides.
 std::vector<std::int64_t> measured_rows(const MeasuredKernel& k, std::int64_t sms) {
@@ -232,10 +237,11 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
     subtitle << "batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
              << p.max_ctx() << ", " << dtype_name(t.dtype) << ". Each SM: measured CTAs above, simulated below; time from the first CTA's start.";
     svg.text(left, 18, title.str(), 13).text(left, 34, subtitle.str(), 10, "start", "fill=\"#444444\"");
-    svg.rect(left, 44, 10, 8, "#4e79a7").text(left + 14, 52, "measured CTA", 10);
-    svg.rect(left + 100, 44, 10, 8, "#f28e2b").text(left + 114, 52, "simulated CTA", 10);
-    svg.rect(left + 210, 44, 10, 8, "#555555").text(left + 224, 52, "merges / partial stores (to scale)", 10);
-    svg.rect(left + 420, 44, 10, 8, "#bbbbbb").text(left + 434, 52, "waiting for peers' flags", 10);
+    svg.raw("<defs>" + std::string(waiting_pattern) + "</defs>");
+    svg.rect(left, 44, 10, 8, measured_color).text(left + 14, 52, "measured CTA", 10);
+    svg.rect(left + 100, 44, 10, 8, simulated_color).text(left + 114, 52, "simulated CTA", 10);
+    svg.rect(left + 210, 44, 10, 8, reduce_color).text(left + 224, 52, "merges / partial stores (to scale)", 10);
+    svg.rect(left + 420, 44, 10, 8, waiting_fill).text(left + 434, 52, "waiting for peers' flags", 10);
     const double scale = plot_w / span_ns;
     double y0 = top;
     for (std::size_t i = 0; i < c.kernels.size(); ++i) {
@@ -258,19 +264,19 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
             svg.rect(x, y, w, lane - 0.4, fill, tip);
             // Merge and wait drawn to scale at the CTA's end (the trace and the model put them there).
             const double mw = merge * scale, ww = wait * scale;
-            if (mw > 0.2) svg.rect(x + w - mw, y, mw, lane - 0.4, "#555555");
-            if (ww > 0.2) svg.rect(x + w - mw - ww, y, ww, lane - 0.4, "#bbbbbb");
+            if (mw > 0.2) svg.rect(x + w - mw, y, mw, lane - 0.4, reduce_color);
+            if (ww > 0.2) svg.rect(x + w - mw - ww, y, ww, lane - 0.4, waiting_fill);
         };
         for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
             const MeasuredCta& m = k.measured->ctas[g];
             if (m.empty || m.sm < 0 || m.sm >= sms) continue;
-            draw(y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * 2 * lane, m.start_ns, m.end_ns, m.wait_ns, m.merge_ns, "#4e79a7",
+            draw(y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * 2 * lane, m.start_ns, m.end_ns, m.wait_ns, m.merge_ns, measured_color,
                  "CTA " + std::to_string(g) + " measured: " + us(m.start_ns) + "-" + us(m.end_ns) + " us");
         }
         for (std::size_t g = 0; g < k.simulated.size(); ++g) {
             const sim::CtaSpan& s = k.simulated[g];
             if (s.end_ns <= s.start_ns || s.sm < 0 || s.sm >= sms) continue;
-            draw(y0 + static_cast<double>(s.sm) * 2 * lane + lane, s.start_ns, s.end_ns, s.wait_ns, s.reduce_ns, "#f28e2b",
+            draw(y0 + static_cast<double>(s.sm) * 2 * lane + lane, s.start_ns, s.end_ns, s.wait_ns, s.reduce_ns, simulated_color,
                  "CTA " + std::to_string(g) + " simulated: " + us(s.start_ns) + "-" + us(s.end_ns) + " us");
         }
         y0 += h + panel_gap;

@@ -51,7 +51,9 @@ struct KernelModel {
     double cta_ns_per_kb_by_path[path_count] = {0, 0, 0, 0, 0, 0, 0};
     double compute_overlap_loss = 0.0;  // of the shorter of a segment's stream and compute, the share not hidden
     double tile_compute_ns = 0.0;  // when the compute follows the loads (the paper's kernel): per LeanTile per 16 rows
-    std::int64_t tensor_core_rows_min = 16;  // padded query rows of the MMA path; one row at head dims 64/128/256 runs on CUDA cores
+    // Query rows the tensor-core path computes at least (its softmax works on them: leanattn's kernel keeps 8 rows
+    // per m16 tile up to 8 real rows); one row at head dims 64/128/256 runs on CUDA cores.
+    std::int64_t tensor_core_rows_min = 16;
 
     double launch_ns = 2000.0;          // from the step's start to its first CTA (and after the last CTA, to the step's end)
     double cta_setup_ns = 600.0;        // a CTA's start to its first load (the walker, Q)

@@ -1,14 +1,21 @@
-// The schedule pictures, read back as markup: Figure 1 drawn with one rect per segment in its output's color
+// The pictures, read back as markup. Schedules: Figure 1 drawn with one rect per segment in its output's color
 // and at its place in idealised time, its two host merges and the arrows feeding them, lanes and waves where
 // they belong, fixed-split's reduce launch and empty CTAs, a self-contained HTML page, and big plans that stay
-// small. The pictures were also looked at in a browser; these checks guard what was seen.
+// small. Colors: a hue per request shaded by kv-head, the same palette in `schedule` and `simulate`, whose
+// state colors stay out of it; merges in `simulate` to scale; `sweep` curves that coincide both drawn. The
+// pictures were also looked at (browser, rsvg-convert); these checks guard what was seen.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "run_command.hpp"
+#include "schedule_svg.hpp"
 #include "svg.hpp"
 
 using leanattn::testing::run_leanattn;
@@ -73,6 +80,40 @@ std::vector<Element> of_cta(const std::vector<Element>& all, int cta) {
     return out;
 }
 
+// HSL hue in degrees and lightness in [0, 1] of "#rrggbb".
+double hue(const std::string& hex) {
+    const auto c = leanattn::app::parse_hex(hex);
+    const double r = c.r / 255.0, g = c.g / 255.0, b = c.b / 255.0, hi = std::max({r, g, b}), lo = std::min({r, g, b});
+    if (hi == lo) return 0;
+    const double h = hi == r ? std::fmod((g - b) / (hi - lo) + 6, 6.0) : hi == g ? (b - r) / (hi - lo) + 2 : (r - g) / (hi - lo) + 4;
+    return 60 * h;
+}
+double lightness(const std::string& hex) {
+    const auto c = leanattn::app::parse_hex(hex);
+    return (std::max({c.r, c.g, c.b}) + std::min({c.r, c.g, c.b})) / 510.0;
+}
+double hue_distance(const std::string& a, const std::string& b) {
+    const double d = std::abs(hue(a) - hue(b));
+    return std::min(d, 360 - d);
+}
+
+// Every color a problem's outputs can get: its requests' hues at each of its heads' shades, and the bare hues.
+std::set<std::string> request_colors(std::int64_t batch, std::int64_t heads) {
+    std::set<std::string> out(leanattn::app::request_palette.begin(), leanattn::app::request_palette.end());
+    for (std::int64_t r = 0; r < batch; ++r) {
+        for (std::int64_t h = 0; h < heads; ++h) out.insert(leanattn::app::request_color(r, h, heads));
+    }
+    return out;
+}
+
+// Every "#rrggbb" in a document's fill and stroke attributes.
+std::set<std::string> paint_colors(const std::string& doc) {
+    std::set<std::string> out;
+    const std::regex paint("(fill|stroke)=\"(#[0-9a-f]{6})\"");
+    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), paint); it != std::sregex_iterator(); ++it) out.insert((*it)[2]);
+    return out;
+}
+
 const std::string figure1_problem = "schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280";
 const std::string figure1 = figure1_problem + " --stream-k-rule paper";
 const std::string h100_big = "schedule --device h100-sxm --batch 6 --heads 48 --head-dim 64 --ctx 65536";
@@ -88,12 +129,13 @@ TEST_CASE("the Figure 1 SVG is well-formed and has one rect per segment, in its 
     REQUIRE(segs.size() == 6);  // CTA2 holds two segments
     for (const Element& e : segs) {
         CAPTURE(e.tag);
-        CHECK(e.attr("fill") == leanattn::app::palette_color(std::stoi(e.attr("data-output"))));
+        CHECK(e.attr("fill") == leanattn::app::request_color(0, std::stoi(e.attr("data-output")), 2));  // one request, h0 and h1
     }
     CHECK(count(r.out, "data-output=\"0\"") == 3);
     CHECK(count(r.out, "data-output=\"1\"") == 3);
-    CHECK(leanattn::app::palette_color(0) != leanattn::app::palette_color(1));
-    CHECK(count(r.out, "class=\"legend-output\"") == 2);
+    CHECK(count(r.out, "class=\"legend-request\"") == 1);  // the one request
+    CHECK(count(r.out, "class=\"legend-shade\"") == 2);    // in its two heads' shades
+    CHECK(count(r.out, "class=\"request-label\"") == 0);   // rows wide enough for segment labels need none
     CHECK(count(r.out, ">h1[0,1)<") == 1);  // labels where there is room
 }
 
@@ -190,8 +232,10 @@ TEST_CASE("a big plan renders readably small under every strategy, still one rec
         CHECK(r.out.size() < 1000000);
         CHECK(markup_problem(r.out).empty());
         CHECK(elements(r.out, "seg").size() == segments);
-        CHECK(count(r.out, "class=\"legend-output\"") == 12);  // the palette once, then a count
-        CHECK(count(r.out, "288 outputs: colors repeat") == 1);
+        CHECK(count(r.out, "class=\"legend-request\"") == 6);
+        CHECK(count(r.out, "class=\"legend-shade\"") == 6 * 8);  // 8 of their 48 heads' shades each
+        CHECK(count(r.out, "hues repeat") == 0);                     // 6 requests: no hue used twice
+        CHECK(count(r.out, "class=\"request-label\"") >= 6);       // thin rows: every request named on its CTAs
         CHECK(count(r.out, "class=\"arrow\"") == 0);
     }
     const auto html = run_leanattn(h100_big + " --format html");
@@ -203,4 +247,156 @@ TEST_CASE("an unknown picture format is refused with exit 2") {
     const auto r = run_leanattn(figure1 + " --format png");
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--format") != std::string::npos);
+}
+
+TEST_CASE("the request palette: a hue per request, lightness per kv-head, and none of the state colors") {
+    using namespace leanattn::app;
+    const std::size_t hues = request_palette.size();
+    for (std::size_t a = 0; a < hues; ++a) {
+        for (std::size_t b = a + 1; b < hues; ++b) {
+            CAPTURE(a, b);
+            CHECK(hue_distance(request_palette[a], request_palette[b]) >= 20);
+        }
+    }
+    for (std::int64_t r = 0; r < 2 * static_cast<std::int64_t>(hues); ++r) {
+        for (std::int64_t h = 0; h < 8; ++h) {
+            CAPTURE(r, h);
+            CHECK(hue_distance(request_color(r, h, 8), request_hue(r)) < 4);  // shading keeps the hue
+            if (h > 0) CHECK(lightness(request_color(r, h, 8)) > lightness(request_color(r, h - 1, 8)) + 0.03);  // darker → lighter
+            CHECK(hue_distance(request_color(r, h, 8), reduce_color) >= 30);  // purple is merging, never a request
+        }
+    }
+    CHECK(request_hue(8) == request_hue(0));  // past the palette the hues repeat
+    const std::set<std::string> all = request_colors(8, 64);
+    for (const std::string state : {reduce_color, busy_color, idle_color}) {
+        CAPTURE(state);
+        CHECK(all.count(state) == 0);
+    }
+    for (const std::string grey : {busy_color, idle_color}) CHECK(hue(grey) == 0);  // r = g = b
+}
+
+TEST_CASE("a ragged schedule colors by request: one hue per request, shaded by kv-head, and the legend lists the requests") {
+    const auto r = run_leanattn("schedule --device paper-5sm --batch 3 --heads 4 --kv-heads 2 --head-dim 64 --ctx 256,1280,768 --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const auto segs = elements(r.out, "seg");
+    REQUIRE(segs.size() >= 6);
+    for (const Element& a : segs) {
+        const int oa = std::stoi(a.attr("data-output")), ra = oa / 2;  // output ids run batch-major: o = b * kv_heads + h
+        for (const Element& b : segs) {
+            const int ob = std::stoi(b.attr("data-output")), rb = ob / 2;
+            CAPTURE(a.tag, b.tag);
+            if (ra == rb && oa != ob) {  // same request, other head: same hue, other lightness
+                CHECK(hue_distance(a.attr("fill"), b.attr("fill")) < 4);
+                CHECK(std::abs(lightness(a.attr("fill")) - lightness(b.attr("fill"))) > 0.1);
+            } else if (ra != rb) {
+                CHECK(hue_distance(a.attr("fill"), b.attr("fill")) >= 20);
+            }
+        }
+    }
+    CHECK(count(r.out, "class=\"legend-request\"") == 3);
+    CHECK(r.out.find(">b1 ctx 1280<") != std::string::npos);
+    CHECK(r.out.find("shade: kv-head") != std::string::npos);
+    const auto html = run_leanattn("schedule --device paper-5sm --batch 3 --heads 4 --kv-heads 2 --head-dim 64 --ctx 256,1280,768 --format html");
+    CHECK(html.out.find("background:" + leanattn::app::request_color(1, 1, 2)) != std::string::npos);  // the outputs table's swatch
+}
+
+TEST_CASE("at H100 scale the schedule legend shows 16 requests in hue columns and the thin rows name the requests") {
+    const auto r = run_leanattn("schedule --model llama-3-8b --batch 16 --ctx 3000,500,8000,1200,16000,700,2500,9000,4000,300,6000,12000,800,2000,5000,1500 --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const auto swatches = elements(r.out, "legend-request");
+    REQUIRE(swatches.size() == 16);
+    // b8's swatch sits under b0's: a repeated hue stays in its column.
+    std::vector<Element> b0, b8;
+    for (const Element& e : swatches) {
+        if (e.attr("data-request") == "0") b0.push_back(e);
+        if (e.attr("data-request") == "8") b8.push_back(e);
+    }
+    REQUIRE(b0.size() == 1);
+    REQUIRE(b8.size() == 1);
+    CHECK(b8[0].num("x") == Approx(b0[0].num("x")));
+    CHECK(b8[0].num("y") > b0[0].num("y"));
+    CHECK(r.out.find("hues repeat every 8 requests") != std::string::npos);
+    CHECK(count(r.out, "class=\"request-label\"") >= 10);
+    const auto many = run_leanattn("schedule --model llama-3-8b --batch 40 --ctx 2000 --format svg");
+    CHECK(count(many.out, "class=\"legend-request\"") == 8);  // past 24 requests: one entry per hue
+    CHECK(many.out.find(">b0, b8, b16, \u2026<") != std::string::npos);
+}
+
+TEST_CASE("simulate draws SM states in colors that are never a request's, and says so") {
+    const std::string problem = "--model llama-3-8b --batch 16 --ctx 3000,500,8000,1200,16000,700,2500,9000,4000,300,6000,12000,800,2000,5000,1500";
+    const auto r = run_leanattn("simulate " + problem + " --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const std::set<std::string> requests = request_colors(16, 8), used = paint_colors(r.out);
+    for (const std::string& color : used) {
+        CAPTURE(color);
+        CHECK(requests.count(color) == 0);
+    }
+    CHECK(used.count(leanattn::app::busy_color) == 1);
+    CHECK(used.count(leanattn::app::reduce_color) == 1);
+    CHECK(r.out.find("none is a request's hue") != std::string::npos);
+    // The schedule of the same problem marks its merges in the same purple.
+    CHECK(run_leanattn("schedule " + problem + " --format svg").out.find("fill=\"" + std::string(leanattn::app::reduce_color) + "\"") != std::string::npos);
+}
+
+TEST_CASE("simulate draws reductions at their true duration; those under a pixel get a tick above the panel, not a wider bar") {
+    // Figure 1 under fixed-split: every interval has a tooltip "SM s: state a-b us", so its width can be checked.
+    const auto r = run_leanattn("simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --strategy fixed-split --format svg");
+    REQUIRE(r.exit_code == 0);
+    const std::regex titled("<rect x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"([0-9.]+)\"[^>]*><title>SM [0-9]+: [a-z ]+ ([0-9.]+)-([0-9.]+) us</title>");
+    std::vector<std::array<double, 4>> rects;  // x, width, begin, end
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), titled); it != std::sregex_iterator(); ++it) {
+        rects.push_back({std::stod((*it)[1]), std::stod((*it)[2]), std::stod((*it)[3]), std::stod((*it)[4])});
+    }
+    REQUIRE(rects.size() >= 4);
+    const auto [x0, w0, b0, e0] = rects.front();
+    const auto [x1, w1, b1, e1] = rects.back();
+    const double px_per_us = (x1 - x0) / (b1 - b0), origin = x0 - b0 * px_per_us;
+    std::size_t reductions = 0;
+    for (const auto& [x, w, b, e] : rects) {
+        CHECK(x == Approx(origin + b * px_per_us).margin(0.02 + 0.006 * px_per_us));  // times in the title have 2 decimals
+        CHECK(w == Approx((e - b) * px_per_us).margin(0.02 + 0.011 * px_per_us));
+    }
+    for (const Element& e : elements(r.out, "reduce")) reductions += e.num("width") > 0 ? 1 : 0;
+    CHECK(reductions >= 2);
+
+    // At H100 scale some merges last less than a pixel: drawn that thin (antialiased, not snapped), ticked above.
+    const auto big = run_leanattn("simulate --model llama-3-8b --batch 16 --ctx 3000,500,8000,1200,16000,700,2500,9000,4000,300,6000,12000,800,2000,5000,1500 --strategy stream-k --format svg");
+    REQUIRE(big.exit_code == 0);
+    std::size_t thin = 0;
+    for (const Element& e : elements(big.out, "reduce")) {
+        if (e.num("width") >= 1) continue;
+        ++thin;
+        CHECK(e.attr("shape-rendering").empty());
+    }
+    CHECK(thin > 0);
+    CHECK(count(big.out, "class=\"short-reduce\"") > 0);
+    CHECK(big.out.find("tick above a panel") != std::string::npos);
+    const auto small = run_leanattn("simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --format svg");
+    CHECK(count(small.out, "class=\"short-reduce\"") == 0);
+    CHECK(small.out.find("tick above a panel") == std::string::npos);  // the legend holds only what is drawn
+}
+
+TEST_CASE("sweep curves that coincide are both drawn, each with its own dash, color and marker") {
+    // batch 64 x 8 kv-heads fills an H100, so fixed-split plans one split: it is no-split, and LA/FD = LA/FA2.
+    const auto r = run_leanattn("sweep --model llama-3-8b --batch 64 --vary ctx --values 1k,4k,16k --no-progress --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const auto curves = elements(r.out, "curve");
+    REQUIRE(curves.size() == 2);
+    CHECK(curves[0].attr("points") == curves[1].attr("points"));  // they do coincide
+    CHECK(curves[0].attr("stroke-dasharray") != curves[1].attr("stroke-dasharray"));
+    CHECK(curves[0].attr("stroke") != curves[1].attr("stroke"));
+    CHECK(curves[1].num("stroke-width") < curves[0].num("stroke-width"));  // the later one thinner, on top
+    const auto markers = elements(r.out, "marker");
+    REQUIRE(markers.size() == 2 * 3 + 2);  // every value on both curves, and one in each legend entry
+    CHECK(markers[0].tag.rfind("<circle", 0) == 0);
+    CHECK(markers[3].tag.rfind("<rect", 0) == 0);
+    CHECK(markers[3].attr("fill") == "none");  // hollow: the disc under it shows
+    CHECK(count(r.out, "class=\"legend-coincide\"") == 1);
+    const auto apart = run_leanattn("sweep --model llama-3-8b --vary ctx --values 1k,64k --no-progress --format svg");
+    CHECK(elements(apart.out, "curve").size() == 2);
+    CHECK(count(apart.out, "class=\"legend-coincide\"") == 0);
 }
