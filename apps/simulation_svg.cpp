@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plot_axis.hpp"
+#include "schedule_svg.hpp"
 #include "svg.hpp"
 
 namespace leanattn::app {
@@ -92,6 +93,17 @@ void draw_intervals(SvgWriter& svg, const sim::SimResult& r, double y0, double x
     }
 }
 
+// Over the states: each stream phase (a CTA reading, and computing, one output's K and V) in its request's hue,
+// shaded by KV head, as `schedule` colours the same output, so a ragged plan shows who owns which SMs when.
+void draw_streams(SvgWriter& svg, const Problem& problem, const sim::SimResult& r, double y0, double x_scale) {
+    const double row = row_height(r.sms);
+    for (const sim::StreamSpan& s : r.streams) {
+        const double w = (s.end_ns - s.begin_ns) * x_scale;
+        svg.rect(left + s.begin_ns * x_scale, y0 + row * static_cast<double>(s.sm), w, row, output_color(problem, s.output), {},
+                 std::string("class=\"stream\"") + (w >= min_visible_px ? " shape-rendering=\"crispEdges\"" : ""));
+    }
+}
+
 // Centres, in whole pixels, of the reductions narrower than a pixel: one tick each in the rug above the rows,
 // drawn outside the time axis so that no row gets a bar wider than the time it stands for.
 std::vector<long> short_reductions(const sim::SimResult& r, double x_scale) {
@@ -122,6 +134,7 @@ void draw_panel(SvgWriter& svg, const SimulationReport& report, const sim::SimRe
     draw_rug(svg, r, top + header, x_scale);
     svg.rect(left, y0, r.makespan_ns * x_scale, height, idle_color, {}, "class=\"idle\"");
     draw_intervals(svg, r, y0, x_scale);
+    draw_streams(svg, report.problem, r, y0, x_scale);
     // SM labels: every row for a toy GPU, else about 8 of them.
     const std::int64_t every = r.sms <= 24 ? 1 : std::max<std::int64_t>(1, (r.sms + 7) / 8);
     for (std::int64_t sm = 0; sm < r.sms; sm += every) {
@@ -137,7 +150,8 @@ struct LegendEntry {
 
 // The state colors, and the rug's tick where some panel has one.
 std::vector<LegendEntry> legend_entries(bool ticks) {
-    std::vector<LegendEntry> entries = {{busy_color, "busy (stream K/V, compute, store)"},
+    std::vector<LegendEntry> entries = {{request_color(0, 0, 2), "streaming an output's K/V: its request's hue, shaded by KV head (as in schedule)"},
+                                        {busy_color, "busy otherwise (set-up, stores)"},
                                         {reduce_color, "reduction (partial stores, merges, reduce kernel), to scale"},
                                         {waiting_fill, "host waiting for peers' flags"},
                                         {idle_color, "idle (no CTA)"}};
@@ -176,7 +190,7 @@ void draw_legend(SvgWriter& svg, const std::vector<LegendEntry>& entries, double
         svg.text(x + 19, y, e.label, 11);
     }
     svg.text(left, y0 + legend_row * (at.back().second + 1),
-             "These colors are SM states, greys and purple; none is a request's hue (\"leanattn schedule\" colors requests).", 11, "start",
+             "Hues are requests, shaded by KV head, as \"leanattn schedule\" colors them; SM states are greys and purple, never a request's hue.", 11, "start",
              "fill=\"#555\"");
 }
 

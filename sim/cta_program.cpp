@@ -12,12 +12,12 @@ class Builder {
 public:
     explicit Builder(LaunchProgram& program) : program_(program) { program_.first.push_back(0); }
     void work(double ns, bool reduction = false, bool signals = false) {
-        program_.phases.push_back({PhaseKind::work, reduction, signals, ns, 0.0, 0.0, -1});
+        program_.phases.push_back({PhaseKind::work, reduction, signals, ns, 0.0, 0.0, -1, -1});
     }
-    void stream(double bytes, bool reduction = false, double min_ns = 0.0, double loss = 0.0) {
-        program_.phases.push_back({PhaseKind::stream, reduction, false, bytes, min_ns, loss, -1});
+    void stream(double bytes, bool reduction = false, double min_ns = 0.0, double loss = 0.0, std::int64_t output = -1) {
+        program_.phases.push_back({PhaseKind::stream, reduction, false, bytes, min_ns, loss, -1, output});
     }
-    void wait(std::int64_t peer) { program_.phases.push_back({PhaseKind::wait, true, false, 0.0, 0.0, 0.0, peer}); }
+    void wait(std::int64_t peer) { program_.phases.push_back({PhaseKind::wait, true, false, 0.0, 0.0, 0.0, peer, -1}); }
     void end_cta() { program_.first.push_back(static_cast<std::int64_t>(program_.phases.size())); }
 
 private:
@@ -68,9 +68,9 @@ LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t 
             const double tokens = static_cast<double>(std::min(seg.end * p.tile, ctx) - seg.begin * p.tile);
             if (k.compute_overlaps_loads) {
                 const double fill = k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm;
-                b.stream(tokens * token_bytes + fill, false, compute_ns(k, p, tokens, bytes_per_element), k.compute_overlap_loss);
+                b.stream(tokens * token_bytes + fill, false, compute_ns(k, p, tokens, bytes_per_element), k.compute_overlap_loss, seg.output);
             } else {
-                b.stream(tokens * token_bytes);
+                b.stream(tokens * token_bytes, false, 0.0, 0.0, seg.output);
                 b.work(static_cast<double>(seg.tiles()) * row_blocks * k.tile_compute_ns);  // whole LeanTiles, the last one too
             }
             if (s.strategy == Strategy::fixed_split && s.splits > 1) {

@@ -29,6 +29,7 @@ struct Phase {
     double min_ns = 0.0;     // stream: the phase lasts at least this long (compute the loads overlap) …
     double loss = 0.0;       // … plus this share of the shorter of its stream and that compute
     std::int64_t peer = -1;  // wait: the CTA whose flag is awaited
+    std::int64_t output = -1;  // stream: the output tile whose K and V it reads (pictures colour by its request)
 };
 
 struct LaunchProgram {

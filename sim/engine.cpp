@@ -42,8 +42,8 @@ struct Partition {
 class Engine {
 public:
     Engine(const LaunchProgram& program, std::int64_t sms, std::int64_t ctas_per_sm, const MemoryModel& memory, SmTimeline& timeline,
-           double start_ns)
-        : program_(program), sms_(sms), ctas_per_sm_(ctas_per_sm), memory_(memory), timeline_(timeline), t_(start_ns),
+           double start_ns, std::vector<StreamSpan>* streams)
+        : streams_(streams), program_(program), sms_(sms), ctas_per_sm_(ctas_per_sm), memory_(memory), timeline_(timeline), t_(start_ns),
           ctas_(static_cast<std::size_t>(program.grid())), flag_ns_(static_cast<std::size_t>(program.grid()), never),
           waiter_(static_cast<std::size_t>(program.grid()), -1), slot_cta_(static_cast<std::size_t>(sms * ctas_per_sm), -1),
           streaming_on_sm_(static_cast<std::size_t>(sms), 0), partitions_(static_cast<std::size_t>(memory.partitions())) {
@@ -250,6 +250,7 @@ private:
         const Phase& ph = phase_of(c);
         const double streamed = t_ - c.stream_begin_ns;
         const double until = c.stream_begin_ns + std::max(streamed, ph.min_ns) + ph.loss * std::min(streamed, ph.min_ns);
+        if (streams_ != nullptr && ph.output >= 0) streams_->push_back({c.sm, ph.output, c.stream_begin_ns, std::max(until, t_)});
         if (until > t_) {
             timed_.emplace(until, g, c.version);
             return;
@@ -258,6 +259,7 @@ private:
         ready_.push_back(g);
     }
 
+    std::vector<StreamSpan>* streams_;  // where stream phases are recorded, or null
     const LaunchProgram& program_;
     std::int64_t sms_, ctas_per_sm_;
     const MemoryModel& memory_;
@@ -277,9 +279,9 @@ private:
 }  // namespace
 
 double run_launch(const LaunchProgram& program, std::int64_t sms, std::int64_t ctas_per_sm, const MemoryModel& memory,
-                  SmTimeline& timeline, double start_ns, std::vector<CtaSpan>* ctas) {
+                  SmTimeline& timeline, double start_ns, std::vector<CtaSpan>* ctas, std::vector<StreamSpan>* streams) {
     if (program.grid() <= 0) return start_ns;
-    Engine engine(program, sms, ctas_per_sm, memory, timeline, start_ns);
+    Engine engine(program, sms, ctas_per_sm, memory, timeline, start_ns, streams);
     const double end = engine.run();
     if (ctas != nullptr) engine.append_spans(*ctas);
     return end;

@@ -24,8 +24,8 @@ namespace leanattn::sim {
 // Runs `program` from `start_ns` (when its first CTAs start) and returns when its last CTA finishes.
 // Throws std::logic_error if a CTA waits on a flag that can never be set (the caller refuses such plans
 // first: make_schedule runs check_coresidency).
-// With `ctas`, also appends every CTA's span, in CTA order.
+// With `ctas`, also appends every CTA's span, in CTA order; with `streams`, every stream phase (of an output).
 double run_launch(const LaunchProgram& program, std::int64_t sms, std::int64_t ctas_per_sm, const MemoryModel& memory,
-                  SmTimeline& timeline, double start_ns, std::vector<CtaSpan>* ctas = nullptr);
+                  SmTimeline& timeline, double start_ns, std::vector<CtaSpan>* ctas = nullptr, std::vector<StreamSpan>* streams = nullptr);
 
 }  // namespace leanattn::sim

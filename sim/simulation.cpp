@@ -35,7 +35,7 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
 
     r.main_launch_start_ns = kernel.launch_ns;
     double t = run_launch(main_launch(schedule, kernel, options.bytes_per_element), device.sms, device.ctas_per_sm, memory, timeline, kernel.launch_ns,
-                          options.record_timeline ? &r.ctas : nullptr);
+                          options.record_timeline ? &r.ctas : nullptr, options.record_timeline ? &r.streams : nullptr);
     if (schedule.launches > 1) {
         r.reduce_launch_gap_ns = kernel.reduce_launch_ns;
         t = run_launch(reduce_launch(schedule, kernel), device.sms, device.ctas_per_sm, memory, timeline, t + kernel.reduce_launch_ns);

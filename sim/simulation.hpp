@@ -37,6 +37,7 @@ struct SimResult {
     double reduce_launch_gap_ns = 0.0;  // fixed-split: the second launch's overhead (all SMs idle)
     std::vector<std::vector<SmInterval>> timeline;  // per SM (when recorded)
     std::vector<CtaSpan> ctas;                      // the main launch's CTAs, by id (when recorded)
+    std::vector<StreamSpan> streams;                // the main launch's stream phases (when recorded)
     double main_launch_start_ns = 0.0;              // when the main launch's first CTA started
 
     double sm_time_ns() const { return static_cast<double>(sms) * makespan_ns; }

@@ -21,6 +21,13 @@ struct CtaSpan {
     double wait_ns = 0.0, reduce_ns = 0.0;
 };
 
+// One stream phase of a simulated CTA: the K and V of `output` read (and, for a pipelined kernel, computed)
+// on `sm` from begin to end.
+struct StreamSpan {
+    std::int64_t sm = 0, output = 0;
+    double begin_ns = 0.0, end_ns = 0.0;
+};
+
 struct SmInterval {
     double begin_ns = 0.0;
     double end_ns = 0.0;

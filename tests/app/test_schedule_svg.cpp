@@ -324,19 +324,30 @@ TEST_CASE("at H100 scale the schedule legend shows 16 requests in hue columns an
     CHECK(many.out.find(">b0, b8, b16, \u2026<") != std::string::npos);
 }
 
-TEST_CASE("simulate draws SM states in colors that are never a request's, and says so") {
+TEST_CASE("simulate colours K/V streaming by request as schedule does, and SM states in colors that are never a request's") {
     const std::string problem = "--model llama-3-8b --batch 16 --ctx 3000,500,8000,1200,16000,700,2500,9000,4000,300,6000,12000,800,2000,5000,1500";
     const auto r = run_leanattn("simulate " + problem + " --format svg");
     REQUIRE(r.exit_code == 0);
     CHECK(markup_problem(r.out).empty());
-    const std::set<std::string> requests = request_colors(16, 8), used = paint_colors(r.out);
-    for (const std::string& color : used) {
+    const std::set<std::string> requests = request_colors(16, 8);
+    std::set<std::string> streams;
+    for (const Element& e : elements(r.out, "stream")) streams.insert(e.attr("fill"));
+    REQUIRE(streams.size() >= 16);  // every request's outputs stream somewhere, in their own shades
+    for (const std::string& color : streams) {
         CAPTURE(color);
-        CHECK(requests.count(color) == 0);
+        CHECK(requests.count(color) == 1);
+    }
+    const std::set<std::string> used = paint_colors(r.out);
+    for (const char* state : {leanattn::app::busy_color, leanattn::app::reduce_color, leanattn::app::idle_color}) {
+        CAPTURE(state);
+        CHECK(requests.count(state) == 0);
     }
     CHECK(used.count(leanattn::app::busy_color) == 1);
     CHECK(used.count(leanattn::app::reduce_color) == 1);
-    CHECK(r.out.find("none is a request's hue") != std::string::npos);
+    CHECK(r.out.find("never a request's hue") != std::string::npos);
+    // An output has the same colour in both pictures.
+    const std::set<std::string> scheduled = paint_colors(run_leanattn("schedule " + problem + " --format svg").out);
+    for (const std::string& color : streams) CHECK(scheduled.count(color) == 1);
     // The schedule of the same problem marks its merges in the same purple.
     CHECK(run_leanattn("schedule " + problem + " --format svg").out.find("fill=\"" + std::string(leanattn::app::reduce_color) + "\"") != std::string::npos);
 }
