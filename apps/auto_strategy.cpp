@@ -11,9 +11,11 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device) {
     return device.kernel_model.empty() ? sim::paper_kernel(device) : load_kernel(device.kernel_model, device);
 }
 
-AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base) {
+AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
+                       bool keep_device_ctas) {
     AutoChoice a;
     a.kernel = kernel_for_device(device);
+    if (keep_device_ctas) a.kernel.ctas_per_sm = 0;  // device_for_kernel then leaves the device's
     a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base);
     return a;
 }

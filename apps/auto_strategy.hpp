@@ -19,7 +19,10 @@ struct AutoChoice {
     sim::KernelModel kernel;
     sim::StrategyChoice choice;
 };
-AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base);
+// `keep_device_ctas`: weigh the plans with the device's CTAs per SM (the plan will be made on that device, e.g.
+// a live GPU's occupancy or --ctas-per-sm), not the kernel model's.
+AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
+                       bool keep_device_ctas = false);
 
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take.
 std::string describe_auto(const AutoChoice& a);

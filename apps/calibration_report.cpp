@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/input_error.hpp"
 #include "core/strategy.hpp"
 #include "sim/strategy_choice.hpp"
 
@@ -18,6 +19,7 @@ using sim::MeasuredRun;
 CalibrationCheck check_predictions(const std::string& title, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us,
                                    const sim::KernelModel& kernel, const DeviceSpec& device, double copy_gbps) {
     const std::vector<MeasuredRun>& runs = planned.runs;
+    if (!(copy_gbps > 0.0)) throw InputError("copy bandwidth", "unknown: neither the device file nor the measured runs give one (the roofline needs it)");
     CalibrationCheck c;
     c.title = title;
     c.runs = runs.size();

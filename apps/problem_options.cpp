@@ -178,11 +178,12 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);
     check_device(r.device);
     if (automatic) {
-        r.auto_choice = choose_auto(p, r.device, 2, r.plan);  // K and V in fp16/bf16, as the GPU kernels read them
+        // Weighed with the kernel's CTAs per SM, which the plan shown and run then takes, unless --ctas-per-sm fixes them.
+        const bool fixed_ctas = !f.ctas_per_sm.empty();
+        r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas);  // K and V in fp16/bf16, as the GPU kernels read them
         r.plan = r.auto_choice->choice.options;
         r.strategies = {r.plan.strategy};
-        // The choice was weighed with the kernel's CTAs per SM: the plan shown and run is that one.
-        if (f.ctas_per_sm.empty()) r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);
+        r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);
         std::cerr << describe_auto(*r.auto_choice) << "\n";
     }
     return r;

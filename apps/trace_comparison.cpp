@@ -43,7 +43,9 @@ MeasuredTrace read_trace(const std::string& file) {
         t.problem.tile = p.at("tile").get<std::int64_t>();
         t.problem.ctx = p.at("ctx").get<std::vector<std::int64_t>>();
         check_problem(t.problem);
-        t.dtype = j.at("dtype").get<std::string>() == "bf16" ? DType::bf16 : DType::fp16;
+        const std::string dtype = j.at("dtype").get<std::string>();
+        if (dtype != "fp16" && dtype != "bf16") throw InputError("dtype " + dtype, "expected fp16 or bf16 (the GPU kernels')");
+        t.dtype = dtype == "bf16" ? DType::bf16 : DType::fp16;
         for (const json& k : j.at("kernels")) {
             MeasuredKernel mk;
             const auto strategy = parse_strategy(k.at("strategy").get<std::string>());

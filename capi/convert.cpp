@@ -41,6 +41,8 @@ Strategy to_strategy(const char* name) {
     throw InputError({{"strategy", name}}, "expected stream-k, fixed-split, no-split or auto");
 }
 
+bool wants_auto(const leanattn_plan_options* in) { return in != nullptr && in->strategy != nullptr && std::string(in->strategy) == "auto"; }
+
 PlanOptions to_plan_options(const leanattn_plan_options* in) {
     PlanOptions o;
     if (in == nullptr) return o;

@@ -12,6 +12,8 @@ Problem to_problem(const leanattn_problem* problem);       // checked (InputErro
 DType to_dtype(leanattn_dtype dtype);
 Strategy to_strategy(const char* name);                     // NULL: stream-k
 PlanOptions to_plan_options(const leanattn_plan_options* options);
+// Whether the options ask for "auto" (the plan the kernel model predicts fastest: docs/calibration.md).
+bool wants_auto(const leanattn_plan_options* options);
 DecodeTensors to_tensors(const leanattn_tensors* tensors, DType dtype);
 
 }  // namespace leanattn::capi

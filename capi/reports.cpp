@@ -2,6 +2,7 @@
 // writers, so a Python dict holds exactly what the command line prints.
 #include <string>
 
+#include "auto_strategy.hpp"
 #include "convert.hpp"
 #include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
@@ -21,6 +22,15 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
     return app::load_device(options != nullptr && options->device != nullptr ? options->device : "h100-sxm");
 }
 
+// The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
+// model's CTAs per SM, on which the choice was weighed).
+PlanOptions report_plan(const leanattn_plan_options* options, const Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
+    if (!capi::wants_auto(options)) return capi::to_plan_options(options);
+    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options));
+    device = sim::device_for_kernel(device, a.kernel);
+    return a.choice.options;
+}
+
 }  // namespace
 
 extern "C" {
@@ -29,8 +39,8 @@ leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const le
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
         const Problem p = capi::to_problem(problem);
-        const DeviceSpec device = report_device(options);
-        const PlanOptions plan = capi::to_plan_options(options);
+        DeviceSpec device = report_device(options);
+        const PlanOptions plan = report_plan(options, p, device, 2);
         check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
         const Schedule s = make_schedule(p, device, plan);
         *json = capi::c_string(app::schedule_to_json(s, tabulate(s)).dump(2));
@@ -41,16 +51,17 @@ leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const le
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
         const Problem p = capi::to_problem(problem);
-        const DeviceSpec device = report_device(options);
+        DeviceSpec device = report_device(options);
         const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
         if (all) one.strategy = nullptr;
+        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)));
         const std::vector<Strategy> strategies =
-            all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{capi::to_strategy(one.strategy)};
-        check_cost(simulation_report_cost(p, device, capi::to_plan_options(&one), strategies, false), app::resource_limits());
+            all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.strategy};
+        check_cost(simulation_report_cost(p, device, plan, strategies, false), app::resource_limits());
         sim::SimOptions sim_options;
         sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
-        const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, capi::to_plan_options(&one), strategies, sim_options);
+        const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, plan, strategies, sim_options);
         const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results};
         *json = capi::c_string(app::simulation_to_json(report).dump(2));
     });

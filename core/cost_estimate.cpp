@@ -23,6 +23,10 @@ constexpr std::int64_t sim_bytes_per_cta = 160;
 constexpr std::int64_t sim_bytes_per_segment = 64;
 constexpr std::int64_t sim_bytes_per_sm = 256;
 constexpr std::int64_t timeline_bytes_per_segment = 160;
+// A picture also keeps each segment's stream phase (sim::StreamSpan, in a vector that may double) and draws it
+// as an SVG rectangle in a buffer the output copies once; each CTA's span likewise.
+constexpr std::int64_t stream_picture_bytes_per_segment = 640;
+constexpr std::int64_t cta_span_bytes = 100;
 // Steps per item: walking, tabulating and validating a CTA, a segment or an output; an event of the
 // simulator (a heap push and pop, log-factor included for grids up to 2^31).
 constexpr std::int64_t work_per_item = 120;
@@ -200,8 +204,9 @@ Cost simulation_report_cost(const Problem& p, const DeviceSpec& d, const PlanOpt
         total.then(simulation_cost(p, d, one, false));
         if (pictures) {  // every strategy's timeline is kept until the report draws it: an interval per segment
             const PlanSize s = plan_size(p, d, one);
-            total.add({"the per-SM timeline", sat::mul(s.segments, timeline_bytes_per_segment), sat::mul(s.segments, 4 * work_per_item),
-                       ctas_blame(p, d, one)});
+            total.add({"the per-SM timeline", sat::mul(s.segments, timeline_bytes_per_segment + stream_picture_bytes_per_segment),
+                       sat::mul(s.segments, 4 * work_per_item), ctas_blame(p, d, one)});
+            total.add({"the CTAs' spans", sat::mul(s.ctas, cta_span_bytes), 0, ctas_blame(p, d, one)});
         }
     }
     return total;

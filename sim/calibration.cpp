@@ -174,7 +174,7 @@ FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const
             for (std::size_t i = 0; i < n; ++i) g[j] -= jac[j][i] * r[i];
         }
         bool improved = false;
-        for (int attempt = 0; attempt < 8 && !improved; ++attempt) {
+        for (int attempt = 0; attempt < 16 && !improved; ++attempt) {  // λ up to 4^16: a step as small as gradient descent's
             const std::vector<double> step = solve_damped(a, g, lambda);
             std::vector<double> t = theta;
             for (std::size_t j = 0; j < m; ++j) t[j] = std::clamp(theta[j] + std::clamp(step[j], -2.0, 2.0), lo[j], hi[j]);
@@ -198,10 +198,13 @@ FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const
 
 std::size_t fastest_run(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, std::size_t begin, std::size_t end) {
     const auto simplicity = [](Strategy s) { return s == Strategy::no_split ? 0 : s == Strategy::fixed_split ? 1 : 2; };
-    std::size_t best = begin;
-    for (std::size_t i = begin + 1; i < end; ++i) {
-        const bool tie = std::abs(predicted_us[i] - predicted_us[best]) <= 1e-3 * predicted_us[best];
-        if (tie ? simplicity(runs[i].strategy) < simplicity(runs[best].strategy) : predicted_us[i] < predicted_us[best]) best = i;
+    // The fastest first, then the simplest of those within 0.1% of it (not a chain of ties: the order of the
+    // runs must not matter).
+    const double fastest = *std::min_element(predicted_us.begin() + static_cast<std::ptrdiff_t>(begin), predicted_us.begin() + static_cast<std::ptrdiff_t>(end));
+    std::size_t best = end;
+    for (std::size_t i = begin; i < end; ++i) {
+        if (predicted_us[i] > fastest * (1.0 + 1e-3)) continue;
+        if (best == end || simplicity(runs[i].strategy) < simplicity(runs[best].strategy)) best = i;
     }
     return best;
 }

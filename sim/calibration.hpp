@@ -61,8 +61,8 @@ struct FitReport {
 FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const std::vector<FitParameter>& parameters, int max_iterations = 40,
                      const std::function<void(int, double)>& progress = {});
 
-// Of runs [begin, end) (one problem's strategies), the one predicted fastest; on a tie within 0.1%, the
-// simpler strategy (no-split, then fixed-split, then stream-k: fewer partials and merges).
+// Of runs [begin, end) (one problem's strategies), the one predicted fastest; of those within 0.1% of the
+// fastest, the simplest (no-split, then fixed-split, then stream-k: fewer partials and merges).
 std::size_t fastest_run(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, std::size_t begin, std::size_t end);
 
 // |predicted − measured| / measured over runs: median, 95th percentile, worst.

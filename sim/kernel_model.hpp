@@ -55,7 +55,7 @@ struct KernelModel {
     // per m16 tile up to 8 real rows); one row at head dims 64/128/256 runs on CUDA cores.
     std::int64_t tensor_core_rows_min = 16;
 
-    double launch_ns = 2000.0;          // from the step's start to its first CTA (and after the last CTA, to the step's end)
+    double launch_ns = 2000.0;          // from the step's start to its first CTA (what follows the last CTA is fitted into it)
     double cta_setup_ns = 600.0;        // a CTA's start to its first load (the walker, Q)
     double plan_wait_ns = 0.0;          // a CTA of the first wave also waits this long (the live plan made on the GPU)
     double stream_k_walk_ns = 0.0;      // a stream-k CTA's extra set-up: finding its range in a plan that splits outputs

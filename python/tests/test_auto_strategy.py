@@ -1,0 +1,61 @@
+"""strategy="auto" through the C ABI on CPU tensors: the plan a kernel model predicts fastest, computing the same
+attention as the fixed strategies."""
+import pytest
+import torch
+
+import leanattn
+from conftest import TOLERANCE, make_cache, reference, rel_l2, uniform
+
+STRATEGIES = {"stream-k", "fixed-split", "no-split"}
+
+
+# Six short outputs (auto plans no-split on the CPU's default 132-SM device) and two long ones (it splits them).
+SHAPES = {"short": (3, 500, 8, 2, 64, [500, 7, 260]), "long": (2, 5000, 8, 1, 64, [5000, 3333])}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("layout", ["token-major", "paged"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_auto_decodes_as_stream_k_does(shape, layout, dtype, generator):
+    batch, capacity, q_heads, kv_heads, d, live = SHAPES[shape]
+    q = uniform((batch, 1, q_heads, d), dtype, generator)
+    k, v, table = make_cache(layout, batch, capacity, kv_heads, d, dtype, generator)
+    lengths = torch.tensor(live, dtype=torch.int32)
+    assert leanattn.DecodePlan(q, k, v, table, strategy="auto").to_dict()["strategy"] in STRATEGIES
+    out, lse = leanattn.decode(q, k, v, lengths, block_table=table, strategy="auto", return_lse=True)
+    ref_out, ref_lse = leanattn.decode(q, k, v, lengths, block_table=table, strategy="stream-k", return_lse=True)
+    assert out.shape == q.shape and out.dtype == dtype
+    assert rel_l2(out, ref_out.double()) <= TOLERANCE[dtype]
+    assert (lse - ref_lse).abs().max().item() <= 1e-4
+    exact, _ = reference(q, k, v, lengths, table)
+    assert rel_l2(out, exact) <= TOLERANCE[dtype]
+
+
+def test_auto_plans_one_of_the_three_strategies_and_splits_a_lone_long_output():
+    # Planning only: the tensors give shapes, nothing is run.
+    q = torch.empty(1, 1, 8, 128, dtype=torch.float16)
+    k = torch.empty(1, 65536, 1, 128, dtype=torch.float16)  # one output of 64k tokens
+    plan = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()
+    assert plan["strategy"] in STRATEGIES
+    assert plan["strategy"] != "no-split"  # one CTA for 64k tokens leaves every other SM idle
+    assert plan["grid"] > 1
+
+    # One output per SM of h100-sxm and short contexts: nothing worth splitting.
+    q = torch.empty(132, 1, 8, 128, dtype=torch.float16)
+    k = torch.empty(132, 1024, 1, 128, dtype=torch.float16)
+    assert leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()["strategy"] == "no-split"
+
+
+def test_auto_with_an_unknown_strategy_name_is_refused():
+    q = torch.empty(1, 1, 4, 64)
+    k = torch.empty(1, 32, 4, 64)
+    with pytest.raises(Exception, match="auto"):
+        leanattn.DecodePlan(q, k, k, strategy="automatic")
+
+
+def test_the_schedule_report_of_auto_is_the_plan_auto_makes():
+    q = torch.empty(132, 1, 8, 128, dtype=torch.float16)
+    k = torch.empty(132, 1024, 1, 128, dtype=torch.float16)
+    planned = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()["strategy"]
+    reported = leanattn.schedule(batch=132, heads=8, kv_heads=1, head_dim=128, ctx=1024, strategy="auto")["strategy"]
+    assert reported == planned

@@ -1,0 +1,398 @@
+// Kernel models on the command line: `leanattn calibrate` (check, predict, its refusals), `simulate --kernel`
+// and `simulate --trace`, `--strategy auto`, `cuda bench --shapes` without a GPU, and the kernel file reader.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "apps/data_catalog.hpp"
+#include "apps/kernel_file.hpp"
+#include "core/input_error.hpp"
+#include "run_command.hpp"
+
+using leanattn::testing::run_leanattn;
+using leanattn::testing::slurp;
+using nlohmann::json;
+
+namespace {
+
+const std::string source = LEANATTN_SOURCE_DIR;
+const std::string raw = source + "/bench/results/raw/gpu-2026-11-24-calibration-h100";
+const std::string heldout1 = raw + "/heldout-1.jsonl";
+const std::string heldout2 = raw + "/heldout-2.jsonl";
+const std::string trace = raw + "/trace-llama-b1-16k.json";
+
+// A file under /tmp named for this process, removed when the test ends.
+struct TempFile {
+    std::string path;
+    explicit TempFile(const std::string& name, const std::string& text = "") : path("/tmp/leanattn-calib-" + std::to_string(::getpid()) + "-" + name) {
+        std::ofstream(path) << text;
+    }
+    ~TempFile() { std::remove(path.c_str()); }
+};
+
+std::vector<json> json_lines(const std::string& text) {
+    std::vector<json> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty()) out.push_back(json::parse(line));
+    }
+    return out;
+}
+
+std::string kernel_text() {
+    const leanattn::DeviceSpec h100 = leanattn::app::load_device("h100-sxm");
+    return leanattn::app::kernel_to_json(leanattn::app::load_kernel("leanattn-h100", h100), "a note").dump(2);
+}
+
+// The message kernel_from_text refuses `text` with ("" when it reads).
+std::string refusal(const std::string& text) {
+    try {
+        leanattn::app::kernel_from_text(text, "k.json");
+    } catch (const leanattn::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every remade plan has the GPU's grid, and the median error is under 10%") {
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    REQUIRE(j.contains("check"));
+    CHECK_FALSE(j.contains("fit"));
+    const json& c = j["check"];
+    CHECK(c["problems"] == 100);  // heldout-1.jsonl: 100 lines of 3 strategies
+    CHECK(c["runs"] == 300);
+    CHECK(c["grids_matching"] == c["runs"]);
+    CHECK(c["error"]["runs"] == 300);
+    CHECK(c["error"]["median"].get<double>() < 0.10);
+    CHECK(c["error"]["median"].get<double>() <= c["error"]["p95"].get<double>());
+    CHECK(c["error"]["p95"].get<double>() <= c["error"]["worst"].get<double>());
+    // The model beats a plain roofline on the small problems, where fixed costs dominate.
+    CHECK(c["under_64mb"]["model"]["median"].get<double>() < c["under_64mb"]["roofline"]["median"].get<double>());
+    CHECK(c["fastest_right"].get<int>() <= c["fastest_decided"].get<int>());
+    CHECK(c["auto"]["problems"] == 100);
+    CHECK(c["auto"]["within_3pct"].get<int>() <= 100);
+    CHECK(c["auto"]["worst_loss"].get<double>() >= 0.0);
+    CHECK(c["worst"].size() == 8);
+
+    // Two rounds of one sweep: the same runs, named as rounds; text by default.
+    const auto two = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + heldout2);
+    REQUIRE(two.exit_code == 0);
+    CHECK_THAT(two.out, Catch::Contains("2 rounds") && Catch::Contains("100 problems, 300 runs") && Catch::Contains("waves exact: 300 of 300"));
+}
+
+TEST_CASE("calibrate --predict writes one JSON line per shape with each strategy's predicted time, the simulator's under the kernel") {
+    const TempFile shapes("shapes.txt",
+                          "# two problems\n"
+                          "--batch 2 --heads 32 --kv-heads 8 --head-dim 128 --ctx 4096 --dtype fp16\n"
+                          "\n"
+                          "--model llama-3-8b --batch 3 --ctx 1000,2000,30000 --dtype bf16   # ragged\n");
+    const TempFile out("predicted.jsonl");
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --predict " + shapes.path + " -o " + out.path);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<json> lines = json_lines(slurp(out.path));
+    REQUIRE(lines.size() == 2);
+    for (const json& l : lines) {
+        CHECK(l["kernel"] == "leanattn-h100");
+        CHECK(l["device"] == "h100-sxm");
+        REQUIRE(l["results"].size() == 3);
+        std::set<std::string> strategies;
+        for (const json& x : l["results"]) {
+            strategies.insert(x["strategy"].get<std::string>());
+            CHECK(x["predicted_us"].get<double>() > 0.0);
+            CHECK(x["grid"].get<int>() > 0);
+        }
+        CHECK(strategies == std::set<std::string>{"stream-k", "fixed-split", "no-split"});
+    }
+    CHECK_THAT(lines[1]["flags"].get<std::string>(), Catch::StartsWith("--model llama-3-8b"));
+    // The first line's predictions are what `simulate --kernel` says of the same problem.
+    const auto sim = run_leanattn("simulate --kernel leanattn-h100 --batch 2 --heads 32 --kv-heads 8 --head-dim 128 --ctx 4096 --format json");
+    REQUIRE(sim.exit_code == 0);
+    const json s = json::parse(sim.out);
+    REQUIRE(s["results"].size() == 3);
+    for (const json& x : lines[0]["results"]) {
+        for (const json& y : s["results"]) {
+            if (y["strategy"] != x["strategy"]) continue;
+            CHECK(y["grid"] == x["grid"]);
+            CHECK(y["makespan_us"].get<double>() == Approx(x["predicted_us"].get<double>()).epsilon(1e-9));
+        }
+    }
+    // Under the paper's kernel (the device file's timing) the predictions differ.
+    const auto paper = run_leanattn("calibrate --kernel paper --predict " + shapes.path);
+    REQUIRE(paper.exit_code == 0);
+    const std::vector<json> p = json_lines(paper.out);
+    REQUIRE(p.size() == 2);
+    CHECK(p[0]["kernel"] == "paper");
+    CHECK(p[0]["results"][0]["predicted_us"] != lines[0]["results"][0]["predicted_us"]);
+}
+
+TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
+    const TempFile shapes("refuse-shapes.txt", "--batch 1 --heads 8 --ctx 1000\n");
+    const TempFile bad_kernel("bad-kernel.json", "{\"name\": \"broken\", \"launch_ns\": ");
+    const TempFile not_jsonl("not.jsonl", "--batch 1 --heads 8 --ctx 1000\n");
+    const TempFile empty("empty.jsonl", "\n\n");
+    const TempFile no_problem("comments.txt", "# nothing here\n\n");
+    const TempFile unwritten("unwritten.json");
+    const std::string refused[] = {
+        "calibrate --measured " + heldout1,                                      // no -o for the fitted model
+        "calibrate --predict " + shapes.path,                                    // no --kernel
+        "calibrate --kernel " + bad_kernel.path + " --check " + heldout1,        // a malformed kernel file
+        "calibrate --kernel no-such-kernel --check " + heldout1,                 // an unknown kernel name
+        "calibrate --kernel leanattn-h100 --check " + not_jsonl.path,            // not JSON lines
+        "calibrate --kernel leanattn-h100 --check " + empty.path,                // no measured problem
+        "calibrate --kernel leanattn-h100 --check /tmp/leanattn-no-such-file.jsonl",
+        "calibrate --check " + heldout1,                                         // nothing to check
+        "calibrate",                                                             // nothing at all
+        "calibrate --kernel leanattn-h100 --predict " + shapes.path + " --check " + heldout1,  // predictions go alone
+        "calibrate --kernel leanattn-h100 --predict " + no_problem.path,
+        "calibrate --kernel leanattn-h100 --check " + heldout1 + " --format xml",
+        "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --iterations -1",
+    };
+    for (const std::string& args : refused) {
+        CAPTURE(args);
+        const auto r = run_leanattn(args);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("error:"));
+        CHECK(r.out.empty());
+    }
+    // Rounds of one sweep must hold the same problems.
+    const TempFile first_line("first-line.jsonl", slurp(heldout1).substr(0, slurp(heldout1).find('\n') + 1));
+    const auto rounds = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + first_line.path);
+    CHECK(rounds.exit_code == 2);
+    CHECK_THAT(rounds.err, Catch::Contains("rounds of one sweep must match"));
+}
+
+TEST_CASE("calibrate --measured fits a kernel model and writes it as a kernel file that reads back") {
+    // A small fit: the first 6 problems of the held-out sweep, 2 iterations, from leanattn-h100.
+    std::istringstream in(slurp(heldout1));
+    std::string six;
+    for (std::string line; six.size() < 1 << 20 && std::getline(in, line);) {
+        six += line + "\n";
+        if (std::count(six.begin(), six.end(), '\n') == 6) break;
+    }
+    const TempFile measured("six.jsonl", six);
+    const TempFile fitted("fitted.json");
+    const auto r = run_leanattn("calibrate --measured " + measured.path + " --start leanattn-h100 --iterations 2 --name small-fit --note 'test fit' -o " +
+                                fitted.path + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json report = json::parse(r.out);
+    CHECK(report["fit"]["iterations"].get<int>() <= 2);
+    CHECK(report["fit"]["check"]["runs"] == 18);
+    const json file = json::parse(slurp(fitted.path));
+    CHECK(file["name"] == "small-fit");
+    CHECK(file["fitted"] == "test fit");
+    CHECK(file == report["fit"]["kernel"]);
+    // It reads back: simulate under it.
+    CHECK(run_leanattn("simulate --kernel " + fitted.path + " --model llama-3-8b --ctx 4096").exit_code == 0);
+}
+
+TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three strategies, the GPU's grids, as text, JSON and SVG") {
+    const auto text = run_leanattn("simulate --kernel leanattn-h100 --trace " + trace);
+    INFO(text.err);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("stream-k") && Catch::Contains("fixed-split") && Catch::Contains("no-split"));
+    CHECK_THAT(text.out, Catch::Contains("under kernel leanattn-h100"));
+
+    const auto j = run_leanattn("simulate --kernel leanattn-h100 --trace " + trace + " --format json");
+    REQUIRE(j.exit_code == 0);
+    const json c = json::parse(j.out);
+    CHECK(c["kernel"] == "leanattn-h100");
+    REQUIRE(c["kernels"].size() == 3);
+    const json t = json::parse(slurp(trace));
+    for (std::size_t i = 0; i < 3; ++i) {
+        const json& k = c["kernels"][i];
+        CAPTURE(k["strategy"]);
+        CHECK(k["strategy"] == t["kernels"][i]["strategy"]);
+        CHECK(k["measured_grid"] == t["kernels"][i]["grid"]);
+        CHECK(k["simulated_grid"] == k["measured_grid"]);  // the plan remade with the kernel's CTAs per SM is the GPU's
+        CHECK(k["measured_makespan_us"].get<double>() == Approx(t["kernels"][i]["makespan"].get<double>() / 1e3));
+        const double sim = k["simulated_makespan_us"].get<double>(), measured = k["measured_makespan_us"].get<double>();
+        CHECK(k["makespan_error"].get<double>() == Approx(sim / measured - 1));
+        CHECK(std::abs(sim / measured - 1) < 0.5);  // the model is fitted to this GPU: not off by half
+        const json& e = k["cta_duration_error"];
+        CHECK(e["median"].get<double>() <= e["p90"].get<double>());
+        CHECK(e["p90"].get<double>() <= e["worst"].get<double>());
+    }
+    CHECK(c["kernels"][2]["wait_us"]["simulated"].get<double>() == 0.0);  // no-split waits for nobody
+
+    const auto svg = run_leanattn("simulate --kernel leanattn-h100 --trace " + trace + " --format svg");
+    REQUIRE(svg.exit_code == 0);
+    CHECK_THAT(svg.out, Catch::StartsWith("<svg"));
+    CHECK_THAT(svg.out, Catch::EndsWith("</svg>\n"));
+
+    // Under the paper kernel the same trace compares too (a different model, a different simulated time).
+    const auto paper = run_leanattn("simulate --trace " + trace + " --format json");
+    REQUIRE(paper.exit_code == 0);
+    CHECK(json::parse(paper.out)["kernel"] == "paper");
+}
+
+TEST_CASE("simulate --trace refuses problem flags, other formats and files that are not traces") {
+    const TempFile not_trace("not-trace.json", "{\"device\": {\"name\": \"x\"}}");
+    const std::string refused[] = {
+        "simulate --trace " + trace + " --batch 4",
+        "simulate --trace " + trace + " --ctx 100",
+        "simulate --trace " + trace + " --dtype fp32",
+        "simulate --trace " + trace + " --format html",
+        "simulate --trace /tmp/leanattn-no-such-trace.json",
+        "simulate --trace " + not_trace.path,
+        "simulate --trace " + heldout1,
+        "simulate --kernel no-such-kernel --trace " + trace,
+        "simulate --kernel no-such-kernel --model llama-3-8b --ctx 4096",
+    };
+    for (const std::string& args : refused) {
+        CAPTURE(args);
+        const auto r = run_leanattn(args);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("error:"));
+    }
+}
+
+TEST_CASE("simulate --kernel plans with the kernel's CTAs per SM and reports that device") {
+    const auto r = run_leanattn("simulate --kernel leanattn-h100 --model llama-3-8b --ctx 32768 --format json");
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["device"]["ctas_per_sm"] == 1);  // leanattn-h100.json: 1 CTA per SM; h100-sxm.json's plans: 2
+    const auto paper = json::parse(run_leanattn("simulate --model llama-3-8b --ctx 32768 --format json").out);
+    CHECK(paper["device"]["ctas_per_sm"] == 2);
+    for (const json& x : j["results"]) {
+        if (x["strategy"] == "stream-k") CHECK(x["grid"].get<int>() <= 132);  // one wave of one CTA per SM
+    }
+}
+
+TEST_CASE("schedule and simulate with --strategy auto: choose, say so on stderr, run what they said, and refuse --splits, --grid and --snap") {
+    const auto r = run_leanattn("schedule --strategy auto --model llama-3-8b --ctx 8192");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("auto:") && Catch::Contains("under kernel model leanattn-h100"));
+    CHECK_THAT(r.err, Catch::Contains("no-split") && Catch::Contains("stream-k"));
+
+    for (const std::string& problem : {std::string("--model llama-3-8b --ctx 8192"), std::string("--batch 1 --heads 8 --kv-heads 1 --ctx 65536"),
+                                       std::string("--batch 132 --heads 8 --kv-heads 1 --ctx 1024"), std::string("--batch 64 --heads 32 --kv-heads 8 --ctx 2000")}) {
+        CAPTURE(problem);
+        const auto s = run_leanattn("schedule --strategy auto " + problem + " --format json");
+        REQUIRE(s.exit_code == 0);
+        const json plan = json::parse(s.out);
+        // "auto: STRATEGY[ (N splits)], predicted …": the plan printed is that strategy.
+        const std::string line = s.err.substr(s.err.find("auto: ") + 6);
+        const std::string chosen = line.substr(0, line.find_first_of(" ,"));
+        CHECK(plan["strategy"] == chosen);
+        if (chosen == "fixed-split") CHECK_THAT(line, Catch::StartsWith("fixed-split (" + std::to_string(plan["splits"].get<int>()) + " splits)"));
+    }
+    // One output over 64k tokens: not one CTA.
+    CHECK_THAT(run_leanattn("schedule --strategy auto --batch 1 --heads 8 --kv-heads 1 --ctx 65536").err, !Catch::Contains("auto: no-split"));
+
+    const auto sim = run_leanattn("simulate --strategy auto --kernel leanattn-h100 --model llama-3-8b --ctx 8192 --format json");
+    REQUIRE(sim.exit_code == 0);
+    CHECK(json::parse(sim.out)["results"].size() == 1);
+
+    for (const char* extra : {"--splits 4", "--grid 8", "--snap 1"}) {
+        CAPTURE(extra);
+        const auto bad = run_leanattn(std::string("schedule --strategy auto --model llama-3-8b --ctx 8192 ") + extra);
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::StartsWith("error: --strategy auto"));
+    }
+    CHECK(run_leanattn("schedule --strategy automatic --ctx 100").exit_code == 2);
+}
+
+TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest goes on, and the exit is 2") {
+    // Lines the flags refuse before any GPU is looked for, so the answer is the same with a GPU or without.
+    const TempFile shapes("bench-shapes.txt",
+                          "# refused lines\n"
+                          "--batch 0 --ctx 5\n"
+                          "\n"
+                          "--heads 3 --kv-heads 2 --ctx 100\n"
+                          "--ctx 100 --no-such-flag 1\n");
+    const TempFile out("bench.jsonl");
+    const auto r = run_leanattn("cuda bench --shapes " + shapes.path + " --repeat 2 -o " + out.path);
+    CHECK(r.exit_code == 2);
+    const std::vector<json> lines = json_lines(slurp(out.path));
+    REQUIRE(lines.size() == 3);
+    const char* flags[] = {"--batch 0 --ctx 5", "--heads 3 --kv-heads 2 --ctx 100", "--ctx 100 --no-such-flag 1"};
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(lines[i].size() == 2);
+        CHECK(lines[i]["flags"] == flags[i]);
+        CHECK_FALSE(lines[i]["error"].get<std::string>().empty());
+    }
+    CHECK_THAT(r.err, Catch::Contains("line 1 of") && Catch::Contains("line 3 of"));
+    CHECK(run_leanattn("cuda bench --shapes /tmp/leanattn-no-such-shapes.txt").exit_code == 2);
+    const TempFile none("no-shapes.txt", "# only a comment\n");
+    CHECK(run_leanattn("cuda bench --shapes " + none.path).exit_code == 2);
+
+    // A measured file of only refused lines holds no problem to calibrate on.
+    const auto c = run_leanattn("calibrate --kernel leanattn-h100 --check " + out.path);
+    CHECK(c.exit_code == 2);
+    CHECK_THAT(c.err, Catch::Contains("holds no measured problem"));
+}
+
+TEST_CASE("kernel files: kernel_to_json reads back to the same model, and duplicate, missing and unknown keys are refused") {
+    const std::string good = kernel_text();
+    const leanattn::sim::KernelModel k = leanattn::app::kernel_from_text(good, "k.json");
+    CHECK(k.name == "leanattn-h100");
+    CHECK(leanattn::app::kernel_to_json(k, "a note").dump(2) == good);  // every field, exactly
+
+    json j = json::parse(good);
+    {  // a duplicate key: nlohmann would keep the last; the reader refuses
+        std::string dup = good;
+        dup.insert(dup.find('{') + 1, "\n  \"launch_ns\": 1.0,");
+        const std::string e = refusal(dup);
+        CHECK_THAT(e, Catch::Contains("k.json") && Catch::Contains("launch_ns"));
+    }
+    for (const char* key : {"launch_ns", "merge", "compute_overlaps_loads", "ctas_per_sm", "tensor_core_rows_min", "cta_ns_per_kb_by_path", "name"}) {
+        CAPTURE(key);
+        json missing = j;
+        missing.erase(key);
+        CHECK_THAT(refusal(missing.dump()), Catch::Contains(key));
+    }
+    {
+        json unknown = j;
+        unknown["cta_ns_per_kb_by_path"]["d512"] = 1.0;
+        CHECK_THAT(refusal(unknown.dump()), Catch::Contains("d512"));
+    }
+    {  // a path left out costs 0
+        json partial = j;
+        partial["cta_ns_per_kb_by_path"] = {{"d128", 5.0}};
+        const leanattn::sim::KernelModel p = leanattn::app::kernel_from_text(partial.dump(), "k.json");
+        CHECK(p.cta_ns_per_kb_by_path[3] == 5.0);
+        CHECK(p.cta_ns_per_kb_by_path[0] == 0.0);
+        CHECK(p.cta_ns_per_kb_by_path[4] == 0.0);
+    }
+    const auto refused_with = [&](const char* key, const json& value, const std::string& says) {
+        json bad = j;
+        bad[key] = value;
+        const std::string e = refusal(bad.dump());
+        CAPTURE(key, value.dump(), e);
+        CHECK_THAT(e, Catch::Contains(says));
+    };
+    refused_with("merge", "parallel", "merge");
+    refused_with("compute_overlaps_loads", "yes", "compute_overlaps_loads");
+    refused_with("launch_ns", -5.0, "launch_ns");
+    refused_with("launch_ns", "5", "launch_ns");
+    refused_with("latency_knee_exponent", 0.5, "latency_knee_exponent");
+    refused_with("ctas_per_sm", -1, "ctas_per_sm");
+    refused_with("ctas_per_sm", 1.5, "ctas_per_sm");
+    refused_with("tensor_core_rows_min", 0, "tensor_core_rows_min");
+    refused_with("cta_ns_per_kb_by_path", json::array({1.0}), "cta_ns_per_kb_by_path");
+    refused_with("name", "", "name");
+    CHECK_THAT(refusal("[1, 2]"), Catch::Contains("k.json"));
+    CHECK_THAT(refusal("{\"name\": \"x\""), Catch::Contains("k.json"));
+
+    // Through load_kernel: a file path is read as a file; `paper` is the device's own timing.
+    const TempFile file("kernel.json", good);
+    const leanattn::DeviceSpec h100 = leanattn::app::load_device("h100-sxm");
+    CHECK(leanattn::app::kernel_to_json(leanattn::app::load_kernel(file.path, h100)).dump() == leanattn::app::kernel_to_json(k).dump());
+    CHECK(leanattn::app::load_kernel("paper", h100).launch_ns == h100.timing.launch_overhead_ns);
+    CHECK_THROWS_AS(leanattn::app::load_kernel("no-such-kernel", h100), leanattn::InputError);
+    CHECK_THROWS_AS(leanattn::app::load_kernel("/tmp/leanattn-no-such-kernel.json", h100), leanattn::InputError);
+}

@@ -1,0 +1,307 @@
+// Kernel models (sim/kernel_model.hpp): the paper's kernel reproduces the simulator without one, the rules a
+// kernel model computes by (padded rows, paths, compute), its checks, and what the simulator does with its
+// merge order, its overlapped compute and its per-CTA spans (SimResult::ctas).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "apps/data_catalog.hpp"
+#include "core/input_error.hpp"
+#include "plan_kinds.hpp"
+#include "random_problems.hpp"
+#include "sim/kernel_model.hpp"
+#include "sim/simulation.hpp"
+#include "sim_fixtures.hpp"
+
+using namespace leanattn;
+using namespace leanattn::testing;
+using Catch::Detail::Approx;
+
+namespace {
+
+Problem one_output(std::int64_t q_heads, std::int64_t head_dim, std::int64_t ctx, std::int64_t q_len = 1) {
+    Problem p;
+    p.batch = 1;
+    p.kv_heads = 1;
+    p.q_heads = q_heads;
+    p.head_dim = head_dim;
+    p.q_len = q_len;
+    p.tile = default_tile(head_dim);
+    p.ctx = {ctx};
+    return p;
+}
+
+sim::SimResult play(const Schedule& plan, const sim::KernelModel* kernel, bool timeline = false, std::int64_t bytes_per_element = 2) {
+    sim::SimOptions o;
+    o.kernel = kernel;
+    o.record_timeline = timeline;
+    o.bytes_per_element = bytes_per_element;
+    return sim::simulate(plan, o);
+}
+
+Schedule plan_of(const Problem& p, const DeviceSpec& d, Strategy s, StreamKRule rule = StreamKRule::aligned) {
+    PlanOptions o;
+    o.strategy = s;
+    o.stream_k_rule = rule;
+    return make_schedule(p, d, o);
+}
+
+}  // namespace
+
+TEST_CASE("the paper kernel of a device, passed as SimOptions::kernel, plays every plan exactly as the simulator without a kernel") {
+    auto rng = seeded_rng(101);
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    for (int i = 0; i < 150; ++i) {
+        const Problem p = random_problem(rng, 1 << 16);
+        DeviceSpec d = i % 2 == 0 ? h100 : random_device(rng);
+        d.sms = std::min<std::int64_t>(d.sms, 264);
+        if (i % 3 == 0) d.timing.hbm_partitions = std::min<std::int64_t>(d.sms, 2);
+        const sim::KernelModel paper = sim::paper_kernel(d);
+        REQUIRE_NOTHROW(sim::check_kernel_model(paper));
+        CHECK(paper.ctas_per_sm == d.ctas_per_sm);
+        CHECK(sim::device_for_kernel(d, paper).ctas_per_sm == d.ctas_per_sm);
+        for (const Kind& kind : all_kinds) {
+            CAPTURE(describe(p, d), kind.name);
+            const Schedule plan = plan_of(p, d, kind.strategy, kind.rule);
+            const std::int64_t bytes = i % 4 == 1 ? 4 : 2;
+            const sim::SimResult without = play(plan, nullptr, false, bytes);
+            const sim::SimResult with = play(plan, &paper, false, bytes);
+            CHECK(with.makespan_ns == without.makespan_ns);
+            CHECK(with.busy_sm_ns == without.busy_sm_ns);
+            CHECK(with.reduce_sm_ns == without.reduce_sm_ns);
+            CHECK(with.waiting_sm_ns == without.waiting_sm_ns);
+        }
+    }
+}
+
+TEST_CASE("padded_rows: one row runs on CUDA cores except at d96, more rows pad to a power of two of at least 16") {
+    const sim::KernelModel k;  // tensor_core_rows_min 16
+    CHECK(sim::padded_rows(k, 1, 128) == 1);
+    CHECK(sim::padded_rows(k, 1, 64) == 1);
+    CHECK(sim::padded_rows(k, 1, 256) == 1);
+    CHECK(sim::padded_rows(k, 1, 96) == 16);
+    CHECK(sim::padded_rows(k, 2, 128) == 16);
+    CHECK(sim::padded_rows(k, 5, 128) == 16);
+    CHECK(sim::padded_rows(k, 16, 128) == 16);
+    CHECK(sim::padded_rows(k, 17, 128) == 32);
+    CHECK(sim::padded_rows(k, 71, 128) == 128);
+    CHECK(sim::padded_rows(k, 128, 64) == 128);
+    CHECK(sim::padded_rows(k, 129, 64) == 256);
+    sim::KernelModel m64 = k;
+    m64.tensor_core_rows_min = 64;
+    CHECK(sim::padded_rows(m64, 5, 128) == 64);
+    CHECK(sim::padded_rows(m64, 65, 128) == 128);
+    sim::KernelModel exact = k;
+    exact.tensor_core_rows_min = 1;  // a kernel that computes exactly its rows
+    CHECK(sim::padded_rows(exact, 1, 96) == 1);
+    CHECK(sim::padded_rows(exact, 71, 128) == 71);
+}
+
+TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len x group is 1") {
+    const auto path = [](std::int64_t q_heads, std::int64_t head_dim, std::int64_t q_len) { return sim::kernel_path(one_output(q_heads, head_dim, 100, q_len)); };
+    const auto index = [](const char* name) {
+        return static_cast<int>(std::find_if(std::begin(sim::kernel_path_names), std::end(sim::kernel_path_names),
+                                             [&](const char* n) { return std::string(n) == name; }) -
+                                std::begin(sim::kernel_path_names));
+    };
+    CHECK(path(1, 64, 1) == index("d64_1row"));
+    CHECK(path(4, 64, 1) == index("d64"));
+    CHECK(path(1, 64, 2) == index("d64"));
+    CHECK(path(1, 96, 1) == index("d96"));
+    CHECK(path(8, 96, 1) == index("d96"));
+    CHECK(path(1, 128, 1) == index("d128_1row"));
+    CHECK(path(8, 128, 1) == index("d128"));
+    CHECK(path(1, 256, 1) == index("d256_1row"));
+    CHECK(path(2, 256, 1) == index("d256"));
+    CHECK(path(1, 80, 1) == -1);
+    CHECK(path(4, 32, 1) == -1);
+}
+
+TEST_CASE("compute_ns adds the scores, the multiply-adds and the path's per-KiB cost, with padded rows") {
+    sim::KernelModel k;
+    k.compute_ns_per_kscore = 3.0;
+    k.compute_ns_per_mmac = 5.0;
+    for (double& v : k.cta_ns_per_kb_by_path) v = 0.0;
+    k.cta_ns_per_kb_by_path[sim::kernel_path(one_output(8, 128, 1))] = 7.0;  // d128
+    const Problem gqa = one_output(8, 128, 1000);                             // 8 rows, padded to 16
+    const double tokens = 1000, rows = 16, scores = rows * tokens;
+    const double kb_fp16 = tokens * 128 * 2 * 2 / 1024.0;
+    CHECK(sim::compute_ns(k, gqa, tokens, 2) == Approx(scores / 1024 * 3.0 + 2 * scores * 128 / 1e6 * 5.0 + kb_fp16 * 7.0).epsilon(1e-12));
+    CHECK(sim::compute_ns(k, gqa, tokens, 4) == Approx(scores / 1024 * 3.0 + 2 * scores * 128 / 1e6 * 5.0 + 2 * kb_fp16 * 7.0).epsilon(1e-12));
+    // One row at d128 is the d128_1row path: one row computed, and that path's cost (0 here), not d128's.
+    const Problem single = one_output(1, 128, 1000);
+    CHECK(sim::compute_ns(k, single, tokens, 2) == Approx(tokens / 1024 * 3.0 + 2 * tokens * 128 / 1e6 * 5.0).epsilon(1e-12));
+    // A head dim with no path: only the compute.
+    const Problem d80 = one_output(4, 80, 1000);
+    CHECK(sim::compute_ns(k, d80, tokens, 2) == Approx(16 * tokens / 1024 * 3.0 + 2 * 16 * tokens * 80 / 1e6 * 5.0).epsilon(1e-12));
+    CHECK(sim::compute_ns(k, gqa, 0.0, 2) == 0.0);
+    // partial_bytes: rows x (d + 2) floats, unpadded.
+    CHECK(sim::partial_bytes(gqa) == 8.0 * 130 * 4);
+}
+
+TEST_CASE("check_kernel_model refuses negative costs, a knee exponent below 1 and other out-of-range fields, naming the field") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    CHECK_NOTHROW(sim::check_kernel_model(sim::KernelModel{}));
+    CHECK_NOTHROW(sim::check_kernel_model(sim::paper_kernel(h100)));
+    CHECK_NOTHROW(sim::check_kernel_model(app::load_kernel("leanattn-h100", h100)));
+    const auto refused = [](const std::function<void(sim::KernelModel&)>& change, const std::string& field) {
+        sim::KernelModel k;
+        change(k);
+        try {
+            sim::check_kernel_model(k);
+        } catch (const InputError& e) {
+            return std::string(e.what()).find(field) != std::string::npos;
+        }
+        return false;
+    };
+    CHECK(refused([](sim::KernelModel& k) { k.launch_ns = -1.0; }, "launch_ns"));
+    CHECK(refused([](sim::KernelModel& k) { k.merge_ns_per_kb = -0.5; }, "merge_ns_per_kb"));
+    CHECK(refused([](sim::KernelModel& k) { k.reduce_ns_per_kb = std::numeric_limits<double>::infinity(); }, "reduce_ns_per_kb"));
+    CHECK(refused([](sim::KernelModel& k) { k.segment_ns = std::nan(""); }, "segment_ns"));
+    CHECK(refused([](sim::KernelModel& k) { k.latency_knee_exponent = 0.5; }, "latency_knee_exponent"));
+    CHECK(refused([](sim::KernelModel& k) { k.latency_knee_exponent = 65.0; }, "latency_knee_exponent"));
+    CHECK(refused([](sim::KernelModel& k) { k.stream_latency_ns = 0.0; }, "stream_latency_ns"));
+    CHECK(refused([](sim::KernelModel& k) { k.bytes_in_flight_per_sm = 0.5; }, "bytes_in_flight_per_sm"));
+    CHECK(refused([](sim::KernelModel& k) { k.compute_overlap_loss = 1.5; }, "compute_overlap_loss"));
+    CHECK(refused([](sim::KernelModel& k) { k.cta_ns_per_kb_by_path[3] = -1.0; }, "d128"));
+    CHECK(refused([](sim::KernelModel& k) { k.cta_ns_per_kb_by_path[0] = std::nan(""); }, "d64"));
+    CHECK(refused([](sim::KernelModel& k) { k.ctas_per_sm = -1; }, "ctas_per_sm"));
+    CHECK(refused([](sim::KernelModel& k) { k.tensor_core_rows_min = 0; }, "tensor_core_rows_min"));
+    CHECK_FALSE(refused([](sim::KernelModel& k) { k.launch_ns = 0.0; }, "launch_ns"));  // 0 is a cost, not an error
+}
+
+TEST_CASE("device_for_kernel takes the kernel's CTAs per SM unless it says 0, and the copy bandwidth law needs the device's copy bandwidth") {
+    DeviceSpec d = app::load_device("h100-sxm");
+    d.ctas_per_sm = 2;
+    sim::KernelModel k;
+    k.ctas_per_sm = 0;
+    CHECK(sim::device_for_kernel(d, k).ctas_per_sm == 2);
+    k.ctas_per_sm = 1;
+    CHECK(sim::device_for_kernel(d, k).ctas_per_sm == 1);
+    CHECK(sim::device_for_kernel(d, k).sms == d.sms);
+
+    k.bandwidth_over_copy = 0.0;
+    CHECK(sim::kernel_bandwidth_gb_per_s(k, d) == d.timing.hbm_bandwidth_gb_per_s);
+    k.bandwidth_over_copy = 1.25;
+    d.copy_bandwidth_gb_per_s = 2000.0;
+    CHECK(sim::kernel_bandwidth_gb_per_s(k, d) == Approx(2500.0));
+    d.copy_bandwidth_gb_per_s = 0.0;
+    CHECK_THROWS_AS(sim::kernel_bandwidth_gb_per_s(k, d), InputError);
+    // … and so does simulating under it.
+    const Schedule plan = plan_of(one_output(8, 128, 4096), d, Strategy::no_split);
+    CHECK_THROWS_AS(play(plan, &k), InputError);
+}
+
+TEST_CASE("a kernel that merges all peers at once never predicts a stream-k plan slower than the same kernel merging serially") {
+    // With no per-peer cost, an all-at-once host finishes at (last flag) + merge_ns, a serial one at no earlier
+    // than that (it pays merge_ns per peer, the last after the last flag). A stream-k plan is one wave whose
+    // merges end their CTAs, so the makespan can only shrink. (With a per-peer cost the two orders trade
+    // places: a serial host merges early peers while later ones still stream.)
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    sim::KernelModel all = app::load_kernel("leanattn-h100", h100);
+    all.merge = sim::MergeOrder::all_at_once;
+    all.merge_ns_per_partial = 0.0;
+    all.merge_ns_per_kb = 0.0;
+    sim::KernelModel serial = all;
+    serial.merge = sim::MergeOrder::serial;
+    const DeviceSpec planned = sim::device_for_kernel(h100, all);
+    auto rng = seeded_rng(102);
+    for (int i = 0; i < 120; ++i) {
+        const Problem p = random_problem(rng, 1 << 17);
+        for (StreamKRule rule : {StreamKRule::aligned, StreamKRule::paper}) {
+            CAPTURE(describe(p, planned), rule == StreamKRule::paper);
+            const Schedule plan = plan_of(p, planned, Strategy::stream_k, rule);
+            CHECK(play(plan, &all).makespan_ns <= play(plan, &serial).makespan_ns * (1 + 1e-12));
+        }
+    }
+    // One output over every SM: 100+ peers, all done at about the same time. Serially the host pays merge_ns per
+    // peer; at once, one merge_ns.
+    const Schedule long_one = plan_of(one_output(8, 128, 65536), planned, Strategy::stream_k, StreamKRule::paper);
+    REQUIRE(long_one.grid == planned.sms);
+    const double at_once = play(long_one, &all).makespan_ns, one_by_one = play(long_one, &serial).makespan_ns;
+    CHECK(one_by_one - at_once > 32 * all.merge_ns);
+}
+
+TEST_CASE("an overlapped compute longer than the loads sets a segment's time: makespan = launch + set-up + compute + store") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    sim::KernelModel k = app::load_kernel("leanattn-h100", h100);
+    REQUIRE(k.compute_overlaps_loads);
+    k.compute_ns_per_kscore = 1e6;  // a millisecond per 1,024 scores: far above any stream
+    k.compute_overlap_loss = 0.0;
+    const Problem p = one_output(8, 128, 8192);  // one output: no-split is one CTA and one segment
+    const Schedule plan = plan_of(p, sim::device_for_kernel(h100, k), Strategy::no_split);
+    REQUIRE(plan.grid == 1);
+    const double compute = sim::compute_ns(k, p, 8192, 2);
+    REQUIRE(compute > 1e7);
+    const double makespan = play(plan, &k).makespan_ns;
+    CHECK(makespan >= 8192 * static_cast<double>(sim::padded_rows(k, 8, 128)) / 1024.0 * k.compute_ns_per_kscore);
+    CHECK(makespan == Approx(k.launch_ns + k.cta_setup_ns + k.plan_wait_ns + compute + k.output_store_ns).epsilon(1e-9));
+    // With a loss, a share of the (shorter) stream shows: longer, by less than the stream could take alone.
+    sim::KernelModel lossy = k;
+    lossy.compute_overlap_loss = 1.0;
+    const double with_loss = play(plan, &lossy).makespan_ns;
+    CHECK(with_loss > makespan);
+    CHECK(with_loss - makespan < 0.01 * compute);
+    // Compute after the loads (no overlap): the per-kscore cost is not the paper kernel's and is not charged.
+    sim::KernelModel after = k;
+    after.compute_overlaps_loads = false;
+    CHECK(play(plan, &after).makespan_ns < 0.01 * compute);
+    // Every strategy, every CTA: no plan finishes before the compute of its busiest CTA's share.
+    for (Strategy s : {Strategy::stream_k, Strategy::fixed_split}) {
+        const Schedule split = plan_of(p, sim::device_for_kernel(h100, k), s);
+        const double per_cta = compute / static_cast<double>(split.grid);
+        CHECK(play(split, &k).makespan_ns >= per_cta);
+    }
+}
+
+TEST_CASE("SimResult::ctas: one span per CTA when the timeline is recorded, inside [launch, makespan], the last one ending the launch") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel lean = app::load_kernel("leanattn-h100", h100);
+    const DeviceSpec planned = sim::device_for_kernel(h100, lean);
+    auto rng = seeded_rng(103);
+    for (int i = 0; i < 60; ++i) {
+        const Problem p = random_problem(rng, 1 << 16);
+        for (const sim::KernelModel* k : {static_cast<const sim::KernelModel*>(nullptr), &lean}) {
+            for (Strategy s : {Strategy::stream_k, Strategy::no_split, Strategy::fixed_split}) {
+                CAPTURE(describe(p, planned), strategy_name(s), k != nullptr);
+                const Schedule plan = plan_of(p, k != nullptr ? planned : h100, s);
+                CHECK(play(plan, k, false).ctas.empty());
+                const sim::SimResult r = play(plan, k, true);
+                REQUIRE(r.ctas.size() == static_cast<std::size_t>(plan.grid));
+                const double launch = k != nullptr ? k->launch_ns : h100.timing.launch_overhead_ns;
+                CHECK(r.main_launch_start_ns == launch);
+                double last = 0.0;
+                for (std::size_t g = 0; g < r.ctas.size(); ++g) {
+                    const sim::CtaSpan& c = r.ctas[g];
+                    CHECK(c.start_ns >= launch);
+                    CHECK(c.end_ns >= c.start_ns);
+                    CHECK(c.wait_ns >= 0.0);
+                    CHECK(c.reduce_ns >= 0.0);
+                    CHECK(c.wait_ns + c.reduce_ns <= c.end_ns - c.start_ns + 1e-6);
+                    CHECK(c.sm >= 0);
+                    CHECK(c.sm < r.sms);
+                    if (static_cast<std::int64_t>(g) < plan.device.resident_ctas()) {  // the first wave: CTA g on SM g mod SMs, at the launch
+                        CHECK(c.sm == static_cast<std::int64_t>(g) % r.sms);
+                        CHECK(c.start_ns == launch);
+                    }
+                    last = std::max(last, c.end_ns);
+                }
+                if (plan.launches == 1) {
+                    CHECK(last == r.makespan_ns);
+                } else {
+                    CHECK(last + (k != nullptr ? k->reduce_launch_ns : h100.timing.launch_overhead_ns) < r.makespan_ns);
+                }
+                if (s == Strategy::no_split) {  // nothing split: no waits, no reduction work
+                    for (const sim::CtaSpan& c : r.ctas) {
+                        CHECK(c.wait_ns == 0.0);
+                        CHECK(c.reduce_ns == 0.0);
+                    }
+                }
+            }
+        }
+    }
+}
