@@ -19,6 +19,12 @@ for s in stream-k fixed-split no-split; do
 done
 if "$build/apps/leanattn" --help | grep -q '^  simulate'; then
   la simulate --device h100-sxm --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy all
+  echo; echo "   ... and Llama-3-8B with a ragged batch under leanattn's own kernel, as fitted on an H100 (docs/calibration.md);"
+  echo "   --strategy auto picks the plan this model predicts fastest:"
+  la simulate --kernel leanattn-h100 --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy all
+  la schedule --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy auto --format json -o /dev/null
+  echo "   (measured on an H100, 2026-11-24: stream-k 106.7 us, fixed-split 103.4, no-split 180.6; the model ranks the two"
+  echo "   close ones the wrong way round here: bench/results/raw/gpu-2026-11-24-auto/)"
 fi
 
 if "$build/apps/leanattn" --help | grep -q '^  cpu'; then
