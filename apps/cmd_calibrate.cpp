@@ -111,7 +111,7 @@ int calibrate_main(const Args& args) {
         "check", po::value(&checks), "JSONL of a sweep to check the model on, never fitted (repeat for its rounds: their spread is the noise)")(
         "predict", po::value(&predict_file), "a shapes file (problem flags per line): write each line's predicted time per strategy as JSONL")(
         "device", po::value(&device_name)->default_value(device_name), "the GPU the runs were (or will be) measured on: a name in data/devices or a file")(
-        "kernel", po::value(&kernel_name), "the kernel model to check or predict with (data/kernels name, file, or paper); with --measured, the fit's result")(
+        "kernel", po::value(&kernel_name), "--check without --measured, --predict: the kernel model (a data/kernels name, a .json file, or paper)")(
         "start", po::value(&start_name), "--measured: the kernel model the fit starts from (default: a built-in guess for leanattn's kernel)")(
         "name", po::value(&name)->default_value(name), "--measured: the fitted model's name")(
         "note", po::value(&fitted_note), "--measured: written as the model's \"fitted\" text (what, where, when)")(
