@@ -22,9 +22,10 @@ AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::in
 
 namespace {
 
-std::string label(Strategy strategy, std::int64_t splits) {
-    std::string s(strategy_name(strategy));
-    if (strategy == Strategy::fixed_split) s += " (" + std::to_string(splits) + " splits)";
+std::string label(const PlanOptions& o, std::int64_t splits) {
+    std::string s(strategy_name(o.strategy));
+    if (o.strategy == Strategy::fixed_split) s += " (" + std::to_string(splits) + " splits)";
+    if (o.strategy == Strategy::stream_k && o.grid > 0) s += " (grid " + std::to_string(o.grid) + ")";
     return s;
 }
 
@@ -32,11 +33,11 @@ std::string label(Strategy strategy, std::int64_t splits) {
 
 std::string describe_auto(const AutoChoice& a) {
     std::ostringstream out;
-    out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options.strategy, a.choice.splits) << ", predicted " << a.choice.predicted_us << " us under kernel model "
+    out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options, a.choice.splits) << ", predicted " << a.choice.predicted_us << " us under kernel model "
         << a.kernel.name << " (";
     for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
         const sim::StrategyCandidate& c = a.choice.candidates[i];
-        out << (i ? ", " : "") << label(c.options.strategy, c.splits) << " " << c.predicted_us;
+        out << (i ? ", " : "") << label(c.options, c.splits) << " " << c.predicted_us;
     }
     out << ")";
     return out.str();

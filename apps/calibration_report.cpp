@@ -44,7 +44,7 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         if (end - begin == 3) {  // the three strategies measured: what would auto have run?
             const auto t0 = std::chrono::steady_clock::now();
             const sim::StrategyChoice choice =
-                sim::choose_strategy(runs[begin].problem, device, kernel, runs[begin].bytes_per_element, PlanOptions{}, /*vary_splits=*/false);
+                sim::choose_strategy(runs[begin].problem, device, kernel, runs[begin].bytes_per_element, PlanOptions{}, /*vary_parameters=*/false);
             auto_times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
             double best = runs[begin].measured_us, picked = 0.0;
             for (std::size_t i = begin; i < end; ++i) {

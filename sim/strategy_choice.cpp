@@ -5,32 +5,44 @@
 namespace leanattn::sim {
 
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
-                               const PlanOptions& base, bool vary_splits) {
+                               const PlanOptions& base, bool vary_parameters) {
     const DeviceSpec planned = device_for_kernel(device, kernel);
     StrategyChoice choice;
-    const auto weigh = [&](Strategy strategy, std::int64_t splits) {
+    // Weighs one plan; it is chosen when it beats the choice so far by `margin` (a share of its time).
+    const auto weigh = [&](Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
         PlanOptions o = base;
         o.strategy = strategy;
         o.splits = splits;
+        o.grid = grid;
         const Schedule plan = make_schedule(problem, planned, o);
         SimOptions so;
         so.bytes_per_element = bytes_per_element;
         so.kernel = &kernel;
         const double us = simulate(plan, so).makespan_ns / 1e3;
         choice.candidates.push_back({o, plan.grid, plan.splits, us});
-        // No-split is weighed first: a later plan must be cheaper by 0.1% to be chosen (simpler wins ties).
-        if (choice.candidates.size() == 1 || us < choice.predicted_us * (1.0 - 1e-3)) {
+        if (choice.candidates.size() == 1 || us < choice.predicted_us * (1.0 - margin)) {
             choice.options = o;
             choice.splits = plan.splits;
             choice.predicted_us = us;
         }
-        return plan.splits;
+        return plan;
     };
-    weigh(Strategy::no_split, 0);
-    const std::int64_t heuristic = weigh(Strategy::fixed_split, 0);
-    if (vary_splits && heuristic >= 4) weigh(Strategy::fixed_split, heuristic / 2);
-    if (vary_splits && heuristic >= 2 && heuristic * 2 <= 128) weigh(Strategy::fixed_split, heuristic * 2);
-    weigh(Strategy::stream_k, 0);
+    // No-split is weighed first: a later plan must be cheaper by 0.1% to be chosen (simpler wins ties).
+    constexpr double tie = 1e-3;
+    weigh(Strategy::no_split, 0, 0, tie);
+    const std::int64_t heuristic = weigh(Strategy::fixed_split, 0, 0, tie).splits;
+    if (vary_parameters && heuristic >= 4) weigh(Strategy::fixed_split, heuristic / 2, 0, tie);
+    if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) weigh(Strategy::fixed_split, heuristic * 2, 0, tie);
+    const Schedule stream_k = weigh(Strategy::stream_k, 0, 0, tie);
+    if (!vary_parameters || base.grid != 0) return choice;
+    // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with
+    // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
+    // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
+    // (MQA shapes), and lost up to 5% where it predicted 3-7% (bench/results/raw/gpu-2026-11-24-grid-check).
+    const std::int64_t slots = planned.resident_ctas();
+    for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
+        if (grid >= 1 && grid != stream_k.grid && grid <= stream_k.total_tiles) weigh(Strategy::stream_k, 0, grid, 0.10);
+    }
     return choice;
 }
 

@@ -1,9 +1,10 @@
 // strategy_choice.hpp — `--strategy auto`: the plan a kernel model predicts fastest.
 //
 // choose_strategy() plans no-split, fixed-split (FlashAttention-2's split count, and half and double it) and
-// stream-k (the aligned rule), plays each on the simulator under the kernel model, and returns the fastest;
-// a plan must beat the simpler ones by 0.1% to be chosen (no-split, then fixed-split, then stream-k: fewer
-// partials and merges). It costs a few simulations (~0.1 ms each on a CPU core for an H100-sized plan),
+// stream-k (the aligned rule, then at the full, three-quarter and half grid), plays each on the simulator under
+// the kernel model, and returns the fastest; a plan must beat the simpler ones by 0.1% to be chosen (no-split,
+// then fixed-split, then stream-k: fewer partials and merges), and a stream-k grid other than the aligned
+// rule's by 10% (strategy_choice.cpp says why). It costs a few simulations (~0.1 ms each on a CPU core for an H100-sized plan),
 // paid once when a plan is made for a cache's capacity, not at every decode step.
 #pragma once
 
@@ -23,7 +24,7 @@ struct StrategyCandidate {
 };
 
 struct StrategyChoice {
-    PlanOptions options;                       // what to plan with: the chosen strategy and its splits
+    PlanOptions options;                       // what to plan with: the chosen strategy, its splits or grid
     std::int64_t splits = 1;                   // the chosen plan's
     double predicted_us = 0.0;
     std::vector<StrategyCandidate> candidates;  // every plan weighed, in the order above
@@ -31,8 +32,9 @@ struct StrategyChoice {
 
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.
-// `vary_splits` false weighs fixed-split at FlashAttention-2's split count only (the three default plans).
+// `vary_parameters` false weighs the three default plans only (FlashAttention-2's split count, the aligned
+// rule's grid); so does a `base` that fixes the grid.
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
-                               const PlanOptions& base = {}, bool vary_splits = true);
+                               const PlanOptions& base = {}, bool vary_parameters = true);
 
 }  // namespace leanattn::sim
