@@ -15,6 +15,7 @@
 #include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 #include "cuda_trace_json.hpp"
+#include "problem_json.hpp"
 #include "progress_bar.hpp"
 
 namespace leanattn::app {
@@ -34,10 +35,6 @@ std::string describe_device(const DeviceSpec& d) {
 }
 
 json device_json(const DeviceSpec& d) { return {{"name", d.name}, {"sms", d.sms}, {"ctas_per_sm", d.ctas_per_sm}}; }
-
-json problem_json(const Problem& p) {
-    return {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim}, {"q_len", p.q_len}, {"ctx", p.ctx}, {"tile", p.tile}};
-}
 
 }  // namespace
 
@@ -59,7 +56,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
                            {"max_abs_err", r.worst.max_abs}, {"lse_max_abs_err", r.worst.lse_max_abs}, {"non_finite", r.worst.non_finite}, {"ok", r.pass}});
     }
     if (opt.format == "json") {
-        out << json{{"device", v.device.name}, {"gpu", device_json(v.device)}, {"problem", problem_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
+        out << json{{"device", v.device.name}, {"gpu", device_json(v.device)}, {"problem", problem_to_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
                     {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"tolerance", v.tolerance}, {"ok", v.ok()},
                     {"results", results}}.dump(2)
             << "\n";
@@ -91,7 +88,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     if (opt.format == "json") {
         out << json{{"device", b.device.name}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},
                     {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"repeat", opt.repeat},
-                    {"copy_gbps", b.copy_gbps}, {"kv_bytes", b.kv_bytes}, {"floor_us", b.floor_us}, {"problem", problem_json(c.problem)},
+                    {"copy_gbps", b.copy_gbps}, {"kv_bytes", b.kv_bytes}, {"floor_us", b.floor_us}, {"problem", problem_to_json(c.problem)},
                     {"results", results}}.dump(2)
             << "\n";
     }

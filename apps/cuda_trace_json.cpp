@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "problem_json.hpp"
+
 namespace leanattn::app {
 
 namespace {
@@ -45,8 +47,7 @@ json cuda_trace_json(const cuda::HarnessCase& c, const cuda::Benchmark& b) {
     return {{"time_unit", "ns"},
             {"time_origin", "each kernel's first CTA start"},
             {"device", {{"name", b.device.name}, {"sms", b.device.sms}, {"ctas_per_sm", b.device.ctas_per_sm}}},
-            {"problem",
-             {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim}, {"q_len", p.q_len}, {"ctx", p.ctx}, {"tile", p.tile}}},
+            {"problem", problem_to_json(p)},
             {"dtype", std::string(dtype_name(c.dtype))},
             {"layout", std::string(cache_layout_name(c.layout))},
             {"kernels", std::move(kernels)}};

@@ -8,6 +8,7 @@
 #include "core/dtype.hpp"
 #include "core/input_error.hpp"
 #include "core/strategy.hpp"
+#include "problem_json.hpp"
 
 namespace leanattn::app {
 
@@ -27,15 +28,7 @@ struct Line {
 Line parse_line(const json& j) {
     Line l;
     l.flags = j.value("flags", "");
-    const json& p = j.at("problem");
-    l.problem.batch = p.at("batch").get<std::int64_t>();
-    l.problem.q_heads = p.at("q_heads").get<std::int64_t>();
-    l.problem.kv_heads = p.at("kv_heads").get<std::int64_t>();
-    l.problem.head_dim = p.at("head_dim").get<std::int64_t>();
-    l.problem.q_len = p.at("q_len").get<std::int64_t>();
-    l.problem.tile = p.at("tile").get<std::int64_t>();
-    l.problem.ctx = p.at("ctx").get<std::vector<std::int64_t>>();
-    check_problem(l.problem);
+    l.problem = problem_from_json(j.at("problem"));
     l.bytes_per_element = j.at("dtype").get<std::string>() == "fp32" ? 4 : 2;
     l.copy_gbps = j.value("copy_gbps", 0.0);
     l.gpu = j.value("device", "");

@@ -1,5 +1,7 @@
 #include "schedule_json.hpp"
 
+#include "problem_json.hpp"
+
 namespace leanattn::app {
 
 using nlohmann::ordered_json;
@@ -20,8 +22,7 @@ ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
         j["chunk"] = s.chunk;
     }
     j["device"] = {{"name", s.device.name}, {"sms", s.device.sms}, {"ctas_per_sm", s.device.ctas_per_sm}};
-    j["problem"] = {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim},
-                    {"q_len", p.q_len}, {"ctx", p.ctx}, {"tile", p.tile}};
+    j["problem"] = problem_to_json(p);
     ordered_json ctas = ordered_json::array();
     for (const CtaRow& row : t.ctas) {
         ordered_json segments = ordered_json::array();

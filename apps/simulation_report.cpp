@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "problem_json.hpp"
+
 namespace leanattn::app {
 
 using nlohmann::ordered_json;
@@ -59,8 +61,7 @@ ordered_json simulation_to_json(const SimulationReport& report) {
     const DeviceSpec& d = report.device;
     ordered_json j;
     j["device"] = {{"name", d.name}, {"sms", d.sms}, {"ctas_per_sm", d.ctas_per_sm}};
-    j["problem"] = {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim},
-                    {"q_len", p.q_len}, {"ctx", p.ctx}, {"tile", p.tile}};
+    j["problem"] = problem_to_json(p);
     j["dtype"] = report.dtype;
     ordered_json results = ordered_json::array();
     for (const sim::SimResult& r : report.results) {

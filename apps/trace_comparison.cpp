@@ -10,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "core/schedule.hpp"
 #include "plot_axis.hpp"
+#include "problem_json.hpp"
 #include "svg.hpp"
 
 namespace leanattn::app {
@@ -34,15 +35,7 @@ MeasuredTrace read_trace(const std::string& file) {
         t.gpu = j.at("device").at("name").get<std::string>();
         t.sms = j.at("device").at("sms").get<std::int64_t>();
         t.ctas_per_sm = j.at("device").at("ctas_per_sm").get<std::int64_t>();
-        const json& p = j.at("problem");
-        t.problem.batch = p.at("batch").get<std::int64_t>();
-        t.problem.q_heads = p.at("q_heads").get<std::int64_t>();
-        t.problem.kv_heads = p.at("kv_heads").get<std::int64_t>();
-        t.problem.head_dim = p.at("head_dim").get<std::int64_t>();
-        t.problem.q_len = p.at("q_len").get<std::int64_t>();
-        t.problem.tile = p.at("tile").get<std::int64_t>();
-        t.problem.ctx = p.at("ctx").get<std::vector<std::int64_t>>();
-        check_problem(t.problem);
+        t.problem = problem_from_json(j.at("problem"));
         const std::string dtype = j.at("dtype").get<std::string>();
         if (dtype != "fp16" && dtype != "bf16") throw InputError("dtype " + dtype, "expected fp16 or bf16 (the GPU kernels')");
         t.dtype = dtype == "bf16" ? DType::bf16 : DType::fp16;

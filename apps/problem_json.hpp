@@ -1,0 +1,17 @@
+// problem_json.hpp — a problem as the JSON outputs write it ("problem": batch, q_heads, kv_heads, head_dim,
+// q_len, ctx, tile: the command-line contract), and back (`calibrate` reads cuda bench's lines, `simulate
+// --trace` a trace).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/problem.hpp"
+
+namespace leanattn::app {
+
+nlohmann::ordered_json problem_to_json(const Problem& problem);
+
+// Throws nlohmann's exceptions for a missing key or a wrong type, InputError (check_problem) for a bad problem.
+Problem problem_from_json(const nlohmann::json& j);
+
+}  // namespace leanattn::app
