@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "apps/data_catalog.hpp"
+#include "decode_shape.hpp"
 #include "random_problems.hpp"
 #include "sim/simulation.hpp"
 #include "sim/strategy_choice.hpp"
@@ -19,17 +20,6 @@ double simulated_us(const Problem& p, const DeviceSpec& planned, const PlanOptio
     so.kernel = &k;
     so.bytes_per_element = bytes;
     return sim::simulate(make_schedule(p, planned, o), so).makespan_ns / 1e3;
-}
-
-Problem decode(std::int64_t batch, std::int64_t q_heads, std::int64_t kv_heads, std::int64_t ctx, std::int64_t head_dim = 128) {
-    Problem p;
-    p.batch = batch;
-    p.q_heads = q_heads;
-    p.kv_heads = kv_heads;
-    p.head_dim = head_dim;
-    p.tile = default_tile(head_dim);
-    p.ctx.assign(static_cast<std::size_t>(batch), ctx);
-    return p;
 }
 
 bool same_plan(const PlanOptions& a, const PlanOptions& b) {
@@ -115,7 +105,7 @@ TEST_CASE("choose_strategy keeps the caller's stream-k rule and overrides the ca
     base.strategy = Strategy::fixed_split;
     base.splits = 7;
     base.stream_k_rule = StreamKRule::paper;
-    const sim::StrategyChoice c = sim::choose_strategy(decode(2, 32, 8, 20000), h100, lean, 2, base);
+    const sim::StrategyChoice c = sim::choose_strategy(decode_shape(2, 32, 8, 128, 20000), h100, lean, 2, base);
     for (const sim::StrategyCandidate& x : c.candidates) CHECK(x.options.stream_k_rule == StreamKRule::paper);
     CHECK(c.candidates.front().options.splits == 0);
     CHECK(c.candidates[1].options.splits == 0);
@@ -126,7 +116,7 @@ TEST_CASE("one output over a long context: auto splits it (no-split would leave 
     const DeviceSpec h100 = app::load_device("h100-sxm");
     for (const sim::KernelModel& k : {app::load_kernel("leanattn-h100", h100), sim::paper_kernel(h100)}) {
         CAPTURE(k.name);
-        const Problem p = decode(1, 8, 1, 65536);  // batch 1, one KV head: one output
+        const Problem p = decode_shape(1, 8, 1, 128, 65536);  // batch 1, one KV head: one output
         const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, 2);
         CHECK(c.options.strategy != Strategy::no_split);
         const auto chosen = std::find_if(c.candidates.begin(), c.candidates.end(), [&](const sim::StrategyCandidate& x) { return same_plan(x.options, c.options); });
@@ -139,7 +129,7 @@ TEST_CASE("one output over a long context: auto splits it (no-split would leave 
 TEST_CASE("one output per SM and nothing to split: no-split (a stream-k plan of whole outputs ties and loses to the simpler)") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel lean = app::load_kernel("leanattn-h100", h100);
-    const Problem p = decode(h100.sms, 8, 1, 1024);  // 132 outputs on 132 one-CTA SMs: one wave already
+    const Problem p = decode_shape(h100.sms, 8, 1, 128, 1024);  // 132 outputs on 132 one-CTA SMs: one wave already
     const sim::StrategyChoice c = sim::choose_strategy(p, h100, lean, 2);
     CHECK(c.options.strategy == Strategy::no_split);
     CHECK(c.splits == 1);
