@@ -11,6 +11,7 @@ namespace {
 constexpr std::pair<std::string_view, std::string_view> flags[] = {
     {"batch", "--batch"},         {"q_heads", "--heads"},       {"kv_heads", "--kv-heads"},
     {"head_dim", "--head-dim"},   {"q_len", "--q-len"},         {"tile", "--tile"},
+    {"tile_rows", "--tile-rows"},
     {"ctx", "--ctx"},             {"splits", "--splits"},       {"grid", "--grid"},
     {"snap", "--snap"},           {"stream_k_rule", "--stream-k-rule"}, {"ctas_per_sm", "--ctas-per-sm"},
     {"sms", "--device sms"},      {"block_size", "--block-size"}, {"threads", "--threads"},

@@ -4,7 +4,7 @@ namespace leanattn::app {
 
 nlohmann::ordered_json problem_to_json(const Problem& p) {
     return {{"batch", p.batch}, {"q_heads", p.q_heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim},
-            {"q_len", p.q_len}, {"ctx", p.ctx},         {"tile", p.tile}};
+            {"q_len", p.q_len}, {"ctx", p.ctx},         {"tile", p.tile},        {"tile_rows", p.max_tile_rows()}};
 }
 
 Problem problem_from_json(const nlohmann::json& j) {
@@ -16,6 +16,7 @@ Problem problem_from_json(const nlohmann::json& j) {
     p.q_len = j.at("q_len").get<std::int64_t>();
     p.tile = j.at("tile").get<std::int64_t>();
     p.ctx = j.at("ctx").get<std::vector<std::int64_t>>();
+    if (j.contains("tile_rows")) p.tile_rows = j.at("tile_rows").get<std::int64_t>();  // absent from files written before row blocks
     check_problem(p);
     return p;
 }

@@ -74,6 +74,9 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("ctx", po::value(&f.ctx)->default_value(f.ctx), "context length: one value for all requests, or N1,N2,... one per request (ragged)")
         ("q-len", po::value(&f.q_len)->default_value(f.q_len), "query tokens per request decoded at once")
         ("tile", po::value(&f.tile), "LeanTile in tokens, a multiple of 16; default 256 for d <= 64, else 128 (the paper's)")
+        ("tile-rows", po::value(&f.tile_rows),
+         "query rows (heads x new tokens) one output tile holds at most; a KV head with more is cut into row blocks that each read its K and V; "
+         "default 128, 64 at d 256 (what the GPU kernels hold)")
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
         ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
         ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default SMs x CTAs-per-SM (at most the LeanTiles)")
@@ -146,6 +149,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     check_cost(request_list_cost(p.batch), r.limits);
     p.q_len = parse_positive("--q-len", f.q_len);
     p.tile = f.tile.empty() ? default_tile(p.head_dim) : parse_positive("--tile", f.tile);
+    p.tile_rows = f.tile_rows.empty() ? 0 : parse_positive("--tile-rows", f.tile_rows);
     std::vector<std::int64_t> ctx = parse_positive_list("--ctx", f.ctx);
     if (ctx.size() == 1) ctx.assign(static_cast<std::size_t>(p.batch), ctx.front());
     p.ctx = std::move(ctx);

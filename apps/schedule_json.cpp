@@ -35,7 +35,7 @@ ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
     j["ctas"] = std::move(ctas);
     ordered_json outputs = ordered_json::array();
     for (const OutputRow& row : t.outputs) {
-        outputs.push_back({{"output", row.output}, {"batch", row.batch}, {"kv_head", row.kv_head}, {"tiles", row.tiles},
+        outputs.push_back({{"output", row.output}, {"batch", row.batch}, {"kv_head", row.kv_head}, {"first_row", row.first_row}, {"rows", row.rows}, {"tiles", row.tiles},
                            {"host_cta", row.host_cta}, {"ctas", row.ctas}});
     }
     j["outputs"] = std::move(outputs);

@@ -41,6 +41,10 @@ void write_header(std::ostream& out, const Schedule& s) {
         << ", q-len " << p.q_len << ", tile " << p.tile << ", ctx ";
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
     if (*lo == *hi) out << *lo; else out << *lo << ".." << *hi << " (ragged, total " << p.total_ctx() << ")";
+    if (p.row_blocks() > 1) {
+        out << "\n" << p.rows() << " query rows per KV head, more than an output tile's " << p.max_tile_rows() << ": " << p.row_blocks()
+            << " row blocks of up to " << p.block_rows() << " (r0 .. r" << p.row_blocks() - 1 << "), each reading the KV head's K and V";
+    }
     out << "\n\n";
 }
 
@@ -135,7 +139,8 @@ void write_summary(std::ostream& out, const Schedule& s, const ScheduleTable& t)
 }  // namespace
 
 std::string output_label(const Problem& p, std::int64_t output) {
-    const std::string head = "h" + std::to_string(p.kv_head_of(output));
+    std::string head = "h" + std::to_string(p.kv_head_of(output));
+    if (p.row_blocks() > 1) head += "r" + std::to_string(p.first_row_of(output) / p.block_rows());  // its row block
     return p.batch == 1 ? head : "b" + std::to_string(p.request_of(output)) + head;
 }
 

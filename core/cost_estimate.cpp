@@ -114,11 +114,11 @@ PlanSize plan_size(const Problem& p, const DeviceSpec& d, const PlanOptions& o) 
     check_problem(p);
     check_device(d);
     PlanSize s;
-    s.outputs = sat::mul(p.batch, p.kv_heads);
+    s.outputs = sat::mul(p.batch, p.outputs_per_request());
     for (std::int64_t b = 0; b < p.batch; ++b) {
         const std::int64_t tiles = p.tiles_of_request(b);
         s.longest = std::max(s.longest, tiles);
-        s.lean_tiles = sat::add(s.lean_tiles, sat::mul(tiles, p.kv_heads));
+        s.lean_tiles = sat::add(s.lean_tiles, sat::mul(tiles, p.outputs_per_request()));
     }
     switch (o.strategy) {
         case Strategy::stream_k: {
@@ -132,8 +132,8 @@ PlanSize plan_size(const Problem& p, const DeviceSpec& d, const PlanOptions& o) 
             if (o.splits > 0) {
                 s.splits = o.splits;
             } else {
-                const std::int64_t row_blocks = sat::ceil_div(sat::mul(p.q_len, p.group()), 64);
-                s.splits = fa2_num_splits(sat::mul(s.outputs, row_blocks), 2 * d.sms, s.longest);
+                const std::int64_t row_blocks = sat::ceil_div(p.rows(), 64);  // FlashAttention-2's own blocks of 64 rows
+                s.splits = fa2_num_splits(sat::mul(p.batch, p.kv_heads, row_blocks), 2 * d.sms, s.longest);
             }
             s.ctas = sat::mul(s.outputs, s.splits);
             s.segments = s.ctas;
@@ -245,7 +245,7 @@ Cost decode_work(const Problem& p, std::int64_t runs) {
 }
 
 Cost cpu_workspace_cost(const Problem& p, const PlanSize& s) {
-    const std::int64_t rows = sat::mul(p.group(), p.q_len);
+    const std::int64_t rows = p.block_rows();
     const std::int64_t slot = sat::mul(sat::add(sat::mul(rows, 2), sat::mul(rows, p.head_dim)), 4);
     Cost c;
     c.add({"the workspace's partials", sat::add(sat::mul(s.ctas, sat::add(slot, 64)), sat::mul(p.batch, 32)), s.ctas,

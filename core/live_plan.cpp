@@ -5,12 +5,12 @@ namespace leanattn {
 PlanView live_view(const Schedule& s, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
                    std::int64_t* request_offset) {
     PlanView v = s.view();
-    const std::int64_t batch = s.problem.batch, kv_heads = s.problem.kv_heads;
+    const std::int64_t batch = s.problem.batch, outputs_per_request = s.problem.outputs_per_request();
     std::int64_t longest = 0;
     request_offset[0] = 0;
     for (std::int64_t b = 0; b < batch; ++b) {
         request_tiles[b] = plan::tiles_for(tensors::live_tokens(kv, seqlens, b), s.problem.tile);
-        request_offset[b + 1] = request_offset[b] + kv_heads * request_tiles[b];
+        request_offset[b + 1] = request_offset[b] + outputs_per_request * request_tiles[b];
         longest = request_tiles[b] > longest ? request_tiles[b] : longest;
     }
     v.request_tiles = request_tiles;

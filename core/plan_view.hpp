@@ -17,7 +17,7 @@ struct PlanView {
     std::int64_t grid = 0;         // CTAs launched
     std::int64_t total_tiles = 0;  // I: LeanTiles of all output tiles
     std::int64_t batch = 0;
-    std::int64_t kv_heads = 0;
+    std::int64_t outputs_per_request = 0;  // output tiles of one request: kv_heads × row blocks (problem.hpp)
     std::int64_t splits = 1;       // fixed-split: CTAs per output; 1 otherwise
     std::int64_t chunk = 0;        // fixed-split: LeanTiles per split, ceil(n_max / splits)
     std::int64_t snap = 0;         // stream-k: how far (LeanTiles) a CTA start may move onto an output

@@ -14,6 +14,10 @@ std::int64_t Problem::total_ctx() const { return std::accumulate(ctx.begin(), ct
 
 std::int64_t default_tile(std::int64_t head_dim) { return head_dim <= 64 ? 256 : 128; }
 
+std::int64_t default_tile_rows(std::int64_t head_dim) { return head_dim == 256 ? 64 : 128; }
+
+std::int64_t Problem::max_tile_rows() const { return tile_rows > 0 ? tile_rows : default_tile_rows(head_dim); }
+
 namespace {
 
 NamedValue named(const char* parameter, std::int64_t value) { return {parameter, std::to_string(value)}; }
@@ -42,6 +46,7 @@ void check_problem(const Problem& p) {
     if (p.q_heads % p.kv_heads != 0) {
         throw InputError({named("q_heads", p.q_heads), named("kv_heads", p.kv_heads)}, "query heads must be a multiple of kv_heads");
     }
+    if (p.tile_rows < 0) throw InputError({named("tile_rows", p.tile_rows)}, "must be a positive integer (or 0 for the head dim's default)");
     if (p.tile <= 0 || p.tile % 16 != 0) throw InputError({named("tile", p.tile)}, "must be a positive multiple of 16");
     // A LeanTile beyond 2^30 tokens is never useful (the paper's are 128 and 256), and the bound keeps every
     // token index plus a tile inside 64 bits, and a tile inside the kernels' 32-bit counters.

@@ -2,10 +2,15 @@
 //
 // Tensors it describes (GQA: q_heads = kv_heads × group):
 //   Q (batch, q_heads, q_len, head_dim)    K, V (batch, kv_heads, ctx[b], head_dim)    O like Q
-// An output tile is one (request, kv-head) pair holding all `group` query heads of that KV head, so
-// its keys and values are read once. Output ids run batch-major: o = b * kv_heads + h.
+// The query rows of one KV head are its group · q_len (query head, new token) pairs. An output tile is one
+// (request, KV head) pair holding all of them, so its keys and values are read once; where they are more
+// than one tile may hold (tile_rows: the GPU kernels keep a tile's rows in registers), they are cut into
+// row_blocks blocks of block_rows = ⌈rows / row_blocks⌉ rows (the last may hold fewer), each its own output
+// tile reading the KV head's keys and values again.
+// Output ids run batch-major: o = (b · kv_heads + h) · row_blocks + block.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -18,12 +23,20 @@ struct Problem {
     std::int64_t head_dim = 128;
     std::int64_t q_len = 1;
     std::int64_t tile = 128;          // LeanTile: context tokens per tile
+    std::int64_t tile_rows = 0;       // query rows one output tile holds at most; 0: default_tile_rows(head_dim)
     std::vector<std::int64_t> ctx;    // one context length per request (size batch)
 
     std::int64_t group() const { return q_heads / kv_heads; }
-    std::int64_t outputs() const { return batch * kv_heads; }
-    std::int64_t request_of(std::int64_t output) const { return output / kv_heads; }
-    std::int64_t kv_head_of(std::int64_t output) const { return output % kv_heads; }
+    std::int64_t rows() const { return group() * q_len; }  // query rows of one KV head: row r is new token r mod q_len of its query head r / q_len
+    std::int64_t max_tile_rows() const;
+    std::int64_t row_blocks() const { return (rows() - 1) / max_tile_rows() + 1; }
+    std::int64_t block_rows() const { return (rows() - 1) / row_blocks() + 1; }  // rows of every block but the last (≤ tile rows)
+    std::int64_t outputs_per_request() const { return kv_heads * row_blocks(); }
+    std::int64_t outputs() const { return batch * outputs_per_request(); }
+    std::int64_t request_of(std::int64_t output) const { return output / outputs_per_request(); }
+    std::int64_t kv_head_of(std::int64_t output) const { return output % outputs_per_request() / row_blocks(); }
+    std::int64_t first_row_of(std::int64_t output) const { return output % row_blocks() * block_rows(); }
+    std::int64_t rows_of(std::int64_t output) const { return std::min(block_rows(), rows() - first_row_of(output)); }
     // LeanTiles of one output tile of request b: ceil(ctx[b] / tile); the last may be partial. Written so
     // that no sum can overflow, whatever the tile (ctx ≥ 1 and tile ≥ 1 once check_problem has passed).
     std::int64_t tiles_of_request(std::int64_t b) const { return (ctx[b] - 1) / tile + 1; }
@@ -41,9 +54,14 @@ inline constexpr std::int64_t max_tile = std::int64_t{1} << 30;
 // The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).
 std::int64_t default_tile(std::int64_t head_dim);
 
-// Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, ctx)
+// The query rows one output tile holds unless the problem says otherwise: 128, 64 at head dim 256 (what the GPU
+// kernels keep in registers; the CPU executor and the simulator cut the rows the same way, so a plan means the
+// same to all three).
+std::int64_t default_tile_rows(std::int64_t head_dim);
+
+// Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, tile_rows, ctx)
 // when the problem is not well formed: sizes ≤ 0, q_heads not divisible by kv_heads, a ctx list whose
-// length is not the batch, a tile that is not a positive multiple of 16 (or beyond max_tile), or sizes whose LeanTile or element
+// length is not the batch, a negative tile_rows, a tile that is not a positive multiple of 16 (or beyond max_tile), or sizes whose LeanTile or element
 // counts overflow 64 bits.
 void check_problem(const Problem& problem);
 

@@ -26,7 +26,7 @@ PlanView Schedule::view() const {
     v.grid = grid;
     v.total_tiles = total_tiles;
     v.batch = problem.batch;
-    v.kv_heads = problem.kv_heads;
+    v.outputs_per_request = problem.outputs_per_request();
     v.splits = splits;
     v.chunk = chunk;
     v.snap = snap;
@@ -87,7 +87,7 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
     std::int64_t n_max = 0;
     for (std::int64_t b = 0; b < problem.batch; ++b) {
         s.request_tiles[b] = problem.tiles_of_request(b);
-        s.request_offset[b + 1] = s.request_offset[b] + problem.kv_heads * s.request_tiles[b];
+        s.request_offset[b + 1] = s.request_offset[b] + problem.outputs_per_request() * s.request_tiles[b];
         n_max = std::max(n_max, s.request_tiles[b]);
     }
     s.total_tiles = s.request_offset[problem.batch];
@@ -121,7 +121,7 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             if (options.splits != 0) {
                 s.splits = options.splits;
             } else {
-                const std::int64_t row_blocks = (problem.q_len * problem.group() + 63) / 64;
+                const std::int64_t row_blocks = (problem.rows() + 63) / 64;  // FlashAttention-2's own blocks of 64 rows
                 s.splits = fa2_num_splits(problem.batch * problem.kv_heads * row_blocks, 2 * device.sms, n_max);
             }
             s.chunk = (n_max - 1) / s.splits + 1;  // ⌈n_max / splits⌉ without the sum that could overflow

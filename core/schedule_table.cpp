@@ -22,6 +22,8 @@ ScheduleTable tabulate(const Schedule& schedule) {
         row.output = o;
         row.batch = schedule.problem.request_of(o);
         row.kv_head = schedule.problem.kv_head_of(o);
+        row.first_row = schedule.problem.first_row_of(o);
+        row.rows = schedule.problem.rows_of(o);
         row.tiles = plan::output_tiles(plan, o);
         row.host_cta = plan::host_cta(plan, o);
         const std::int64_t n = plan::contributor_count(plan, o);

@@ -23,6 +23,8 @@ struct OutputRow {
     std::int64_t output = 0;
     std::int64_t batch = 0;
     std::int64_t kv_head = 0;
+    std::int64_t first_row = 0;  // the KV head's query rows this tile holds: [first_row, first_row + rows)
+    std::int64_t rows = 0;
     std::int64_t tiles = 0;
     std::int64_t host_cta = 0;
     std::vector<std::int64_t> ctas;  // contributors, host first

@@ -12,7 +12,7 @@ namespace leanattn {
 StreamKCosts StreamKCosts::of(const Problem& p, const DeviceTiming& t) {
     StreamKCosts c;
     c.token_bytes = static_cast<double>(p.head_dim * 2 * 2);
-    c.tile_compute_ns = static_cast<double>((p.q_len * p.group() + 15) / 16) * t.tile_compute_ns;
+    c.tile_compute_ns = static_cast<double>((p.block_rows() + 15) / 16) * t.tile_compute_ns;
     c.startup_ns = t.cta_startup_ns;
     c.restart_ns = t.cta_startup_ns;
     c.partial_ns = t.partial_store_ns;
@@ -79,7 +79,7 @@ public:
         ns_per_byte_.assign(static_cast<std::size_t>(largest + 1), 0.0);
         for (std::int64_t m = 1; m <= largest; ++m) ns_per_byte_[m] = 1.0 / sm_rate(m);
         for (std::int64_t b = 0; b < plan.batch; ++b) {
-            missing_before_[b + 1] = missing_before_[b] + plan.kv_heads * missing(plan, b);
+            missing_before_[b + 1] = missing_before_[b] + plan.outputs_per_request * missing(plan, b);
         }
     }
 
@@ -95,7 +95,7 @@ public:
         const double sms = static_cast<double>(std::min(grid, device_.sms));
         const double per_partition = sms / static_cast<double>(partitions_);
         const double rate = sms * device_.timing.bytes_in_flight_per_sm / loaded_latency_ns(device_.timing, per_partition, partition_bytes_per_ns_);
-        const double all = static_cast<double>(problem_.total_ctx() * problem_.kv_heads) * costs_.token_bytes;
+        const double all = static_cast<double>(problem_.total_ctx() * problem_.outputs_per_request()) * costs_.token_bytes;
         const double per_cta = 1.0 / static_cast<double>(grid);
         return costs_.startup_ns + std::max({all / rate, all * per_cta / sm_rate(1), static_cast<double>(total_tiles) * per_cta * costs_.tile_compute_ns});
     }
@@ -179,7 +179,7 @@ private:
         // As plan::output_of_iteration, keeping the request and head it finds on the way.
         const std::int64_t b = std::upper_bound(v.request_offset, v.request_offset + v.batch, iter) - v.request_offset - 1;
         const std::int64_t h = (iter - v.request_offset[b]) / v.request_tiles[b];
-        return {b * v.kv_heads + h, v.request_offset[b] + h * v.request_tiles[b], v.request_tiles[b], b, h};
+        return {b * v.outputs_per_request + h, v.request_offset[b] + h * v.request_tiles[b], v.request_tiles[b], b, h};
     }
 
     // Fills CTA g's bytes and other work and adds its bytes to its SM; returns whether it stores a partial.

@@ -4,8 +4,8 @@
 // Compiles as __host__ __device__: no containers, exceptions or allocation. Usage:
 //     for (CtaWalker w(plan, g); w.valid(); w.advance()) { Segment s = w.current(); ... }
 //
-// Iteration space: all LeanTiles laid end to end, batch → kv-head → context. Request b
-// occupies [request_offset[b], request_offset[b+1]) = kv_heads × request_tiles[b] iterations.
+// Iteration space: all LeanTiles laid end to end, batch → kv-head (→ row block) → context. Request b
+// occupies [request_offset[b], request_offset[b+1]) = outputs_per_request × request_tiles[b] iterations.
 #pragma once
 
 #include <cstdint>
@@ -33,16 +33,16 @@ struct IterRange {
 
 namespace plan {
 
-LEANATTN_HD inline std::int64_t outputs(const PlanView& p) { return p.batch * p.kv_heads; }
+LEANATTN_HD inline std::int64_t outputs(const PlanView& p) { return p.batch * p.outputs_per_request; }
 
 LEANATTN_HD inline std::int64_t output_tiles(const PlanView& p, std::int64_t output) {
-    return p.request_tiles[output / p.kv_heads];
+    return p.request_tiles[output / p.outputs_per_request];
 }
 
 // First global iteration of an output tile.
 LEANATTN_HD inline std::int64_t output_offset(const PlanView& p, std::int64_t output) {
-    const std::int64_t b = output / p.kv_heads;
-    return p.request_offset[b] + (output % p.kv_heads) * p.request_tiles[b];
+    const std::int64_t b = output / p.outputs_per_request;
+    return p.request_offset[b] + (output % p.outputs_per_request) * p.request_tiles[b];
 }
 
 // The output tile that global iteration `iter` (0 ≤ iter < I) belongs to: binary search over requests.
@@ -52,7 +52,7 @@ LEANATTN_HD inline std::int64_t output_of_iteration(const PlanView& p, std::int6
         const std::int64_t mid = lo + (hi - lo) / 2;
         if (p.request_offset[mid] <= iter) lo = mid; else hi = mid;
     }
-    return lo * p.kv_heads + (iter - p.request_offset[lo]) / p.request_tiles[lo];
+    return lo * p.outputs_per_request + (iter - p.request_offset[lo]) / p.request_tiles[lo];
 }
 
 // stream-k, the paper's rule: CTA g ideally starts at g·q + min(g, r), q = ⌊I/G⌋, r = I mod G, so CTAs

@@ -21,13 +21,14 @@ constexpr std::size_t align_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
 // The workspace, carved in order: request_tiles (batch), request_offset (batch + 1), one flag per CTA, one
 // partial slot per CTA. A CTA has at most one segment that is not a host (its first: every later segment
-// starts an output), so one slot each is enough. Slot layout: m (rows), l (rows), acc (rows × d).
+// starts an output), so one slot each is enough. Slot layout: m (rows), l (rows), acc (rows × d), rows being the
+// fullest output tile's (Problem::block_rows); a tile of fewer rows leaves the ends of its sections unused.
 struct WorkspaceLayout {
     std::size_t tiles = 0, offsets = 0, flags = 0, partials = 0, total = 0;
     std::int64_t slot_floats = 0;
 
     explicit WorkspaceLayout(const Schedule& s) {
-        const std::int64_t rows = s.problem.group() * s.problem.q_len;
+        const std::int64_t rows = s.problem.block_rows();
         slot_floats = 2 * rows + rows * s.problem.head_dim;
         const auto batch = static_cast<std::size_t>(s.problem.batch), grid = static_cast<std::size_t>(s.grid);
         offsets = tiles + align_up(batch * sizeof(std::int64_t));
@@ -46,8 +47,8 @@ public:
     }
     void store(std::int64_t cta, const SoftmaxState& st) {
         float* s = slot(cta);
-        std::copy(st.m.data(), st.m.data() + rows_, s);
-        std::copy(st.l.data(), st.l.data() + rows_, s + rows_);
+        std::copy(st.m.data(), st.m.data() + st.m.size(), s);
+        std::copy(st.l.data(), st.l.data() + st.l.size(), s + rows_);
         std::copy(st.acc.data(), st.acc.data() + st.acc.size(), s + 2 * rows_);
     }
     void signal(std::int64_t cta) { flags_[cta].store(1, std::memory_order_release); }
@@ -90,8 +91,8 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
     auto* base = static_cast<std::byte*>(workspace);
     const PlanView plan = live_view(s, t.kv, t.seqlens, reinterpret_cast<std::int64_t*>(base + w.tiles), reinterpret_cast<std::int64_t*>(base + w.offsets));
     const Problem& p = s.problem;
-    const std::int64_t rows = p.group() * p.q_len, d = p.head_dim;
-    Partials partials(base, w, s.grid, rows);
+    const std::int64_t d = p.head_dim;
+    Partials partials(base, w, s.grid, p.block_rows());
     const int team = threads > 0 ? threads : std::min(omp_get_max_threads(), max_threads);
 
 #pragma omp parallel num_threads(team)
@@ -147,7 +148,7 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
                 const std::int64_t contributors = plan::contributor_count(plan, o);
                 if (contributors < 2) continue;
                 SoftmaxState merged;
-                merged.reset(rows, d);
+                merged.reset(p.rows_of(o), d);
                 for (std::int64_t i = 0; i < contributors; ++i) partials.merge_into(merged, plan::contributor(plan, o, i));
                 store_output(p, t, o, merged);
             }

@@ -21,13 +21,14 @@ RowsAhead rows_at(const DecodeTensors& t, const void* base, std::int64_t b, std:
 }  // namespace
 
 void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, const Segment& seg, SoftmaxState& st, TileScratch& sc) {
-    const std::int64_t b = p.request_of(seg.output), h = p.kv_head_of(seg.output);
-    const std::int64_t d = p.head_dim, g = p.group(), ql = p.q_len, rows = g * ql, e = dtype_bytes(t.dtype);
+    const std::int64_t b = p.request_of(seg.output), h = p.kv_head_of(seg.output), first = p.first_row_of(seg.output);
+    const std::int64_t d = p.head_dim, g = p.group(), ql = p.q_len, rows = p.rows_of(seg.output), e = dtype_bytes(t.dtype);
     const KvCacheView& kv = t.kv;
     st.reset(rows, d);
     sc.q.resize(rows, d);
     for (std::int64_t r = 0; r < rows; ++r) {
-        to_float(t.dtype, bytes(t.q.data) + tensors::row_offset(t.q, b, r % ql, h * g + r / ql) * e, sc.q.row(r).data(), d);
+        const std::int64_t row = first + r;  // of the KV head's rows (problem.hpp)
+        to_float(t.dtype, bytes(t.q.data) + tensors::row_offset(t.q, b, row % ql, h * g + row / ql) * e, sc.q.row(r).data(), d);
     }
     sc.q *= t.softmax_scale != 0.0f ? t.softmax_scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
 
@@ -43,7 +44,7 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
         }
         for (std::int64_t r = 0; r < rows; ++r) {
             // Causal decode of q_len tokens: query i of q_len sees tokens [0, n − q_len + i + 1).
-            const std::int64_t visible = std::clamp<std::int64_t>(n - ql + (r % ql) + 1 - j0, 0, len);
+            const std::int64_t visible = std::clamp<std::int64_t>(n - ql + ((first + r) % ql) + 1 - j0, 0, len);
             auto srow = sc.s.row(r);
             srow.tail(len - visible).setConstant(-INFINITY);
             // PropagateNaN: a NaN logit must reach m (and from there the whole row), not be skipped.
@@ -76,12 +77,12 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
 }
 
 void store_output(const Problem& p, const DecodeTensors& t, std::int64_t output, const SoftmaxState& st) {
-    const std::int64_t b = p.request_of(output), h = p.kv_head_of(output), d = p.head_dim, g = p.group(), ql = p.q_len;
+    const std::int64_t b = p.request_of(output), h = p.kv_head_of(output), first = p.first_row_of(output), d = p.head_dim, g = p.group(), ql = p.q_len;
     const std::int64_t e = dtype_bytes(t.dtype);
     const Eigen::Index rows = st.acc.rows();
     Eigen::RowVectorXf o(d);
     for (Eigen::Index r = 0; r < rows; ++r) {
-        const std::int64_t head = h * g + r / ql, tok = r % ql;
+        const std::int64_t head = h * g + (first + r) / ql, tok = (first + r) % ql;
         o = st.acc.row(r) / st.l[r];
         from_float(t.dtype, o.data(), static_cast<unsigned char*>(t.o.data) + tensors::row_offset(t.o, b, tok, head) * e, d);
         if (t.lse.data != nullptr) t.lse.data[tensors::lse_offset(t.lse, b, tok, head)] = st.m[r] + std::log(st.l[r]);

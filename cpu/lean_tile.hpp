@@ -1,6 +1,6 @@
 // lean_tile.hpp — Algorithm 1 of the paper: online softmax over a run of LeanTiles of one output tile.
 //
-// For output tile (b, h), rows = group × q_len query rows against the tokens of LeanTiles [begin, end):
+// For output tile (b, h, row block), its rows (problem.hpp: all group × q_len, or one block of them) against the tokens of LeanTiles [begin, end):
 // per LeanTile, S = Q·Kᵀ, the running (m, l, acc) is re-scaled and P·V accumulated (tile_kernels.hpp:
 // K and V are read in their storage type and converted inside the products). K and V are found through
 // the views' address arithmetic, in runs of evenly spaced tokens (a paged cache's runs end at its blocks).

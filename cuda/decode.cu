@@ -41,7 +41,7 @@ void launch_after_kernel_ahead(void (*kernel)(DecodeParams), unsigned grid, int 
     check(cudaLaunchKernelEx(&config, kernel, p), "launch");
 }
 
-KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.group() * shape.q_len), trace}; }
+KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.block_rows()), trace}; }
 
 // Every check first, then the launches: an InputError leaves the stream untouched.
 void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
@@ -68,7 +68,8 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
     p.tile = shape.tile;
     p.group = static_cast<int>(shape.group());
     p.q_len = static_cast<int>(shape.q_len);
-    p.rows = static_cast<int>(shape.group() * shape.q_len);
+    p.rows = static_cast<int>(shape.block_rows());
+    p.row_blocks = static_cast<int>(shape.row_blocks());
     p.q_len_reciprocal = static_cast<int>((65536 + shape.q_len - 1) / shape.q_len);
     const double scale = t.softmax_scale != 0.0f ? static_cast<double>(t.softmax_scale) : 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
     p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);

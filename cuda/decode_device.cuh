@@ -80,33 +80,49 @@ __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" 
 
 // Where one segment's data lives: request b, KV head h, its tokens [tok_begin, tok_end) (the last LeanTile
 // may be partial; the live plan only hands out LeanTiles that hold tokens, so the range is never empty), the
-// request's live tokens, the first of its query heads, and where its tokens sit in K and V (the per-request
-// part of the address arithmetic, done once per segment: core's kv_tokens, the very arithmetic the CPU
-// executor and the float64 reference use).
+// request's live tokens, the first of its query heads, the tile's rows (row0 … row0 + rows − 1 of the KV head:
+// decode_params.cuh), and where its tokens sit in K and V (the per-request part of the address arithmetic, done
+// once per segment: core's kv_tokens, the very arithmetic the CPU executor and the float64 reference use).
+// A tile's own rows are numbered from 0 everywhere below; row_place turns one into the KV head's row.
 struct SegmentSpan {
     std::int64_t b, h, tok_begin, tok_end, tokens, head0;
+    int row0, rows;
     tensors::KvTokens kv;
 };
+// The output tile's request, KV head and rows (no tokens yet).
+__device__ inline SegmentSpan output_span(const DecodeParams& p, std::int64_t output) {
+    const std::int64_t per_request = p.plan.outputs_per_request;
+    const std::int64_t b = output / per_request;
+    const int within = static_cast<int>(output - b * per_request);
+    // One row block unless a KV head's rows exceed a tile's: the usual case pays no division for it.
+    const int h = p.row_blocks == 1 ? within : within / p.row_blocks, block = within - h * p.row_blocks;
+    const int row0 = block * p.rows, all_rows = p.group * p.q_len;
+    return {b, h, 0, 0, 0, h * p.group, row0, all_rows - row0 < p.rows ? all_rows - row0 : p.rows, {}};
+}
 __device__ inline SegmentSpan segment_span(const DecodeParams& p, const Segment& seg) {
-    const std::int64_t kv_heads = p.plan.kv_heads;
-    const std::int64_t b = seg.output / kv_heads, h = seg.output % kv_heads;
-    const std::int64_t tokens = tensors::live_tokens(p.tensors.kv, p.tensors.seqlens, b);
-    return {b, h, seg.begin * p.tile, min(seg.end * p.tile, tokens), tokens, h * p.group, tensors::kv_tokens(p.tensors.kv, b, h)};
+    SegmentSpan span = output_span(p, seg.output);
+    span.tokens = tensors::live_tokens(p.tensors.kv, p.tensors.seqlens, span.b);
+    span.tok_begin = seg.begin * p.tile;
+    span.tok_end = min(seg.end * p.tile, span.tokens);
+    span.kv = tensors::kv_tokens(p.tensors.kv, span.b, span.h);
+    return span;
 }
 
-// Where query row r of an output tile belongs: new token r mod q_len of the tile's query head r / q_len.
+// Where row r of an output tile belongs: row R = row0 + r of its KV head is new token R mod q_len of the tile's
+// query head head0 + R / q_len (head counted from head0).
 struct RowPlace {
     int token, head;
 };
-__device__ inline RowPlace row_place(const DecodeParams& p, int r) {
-    const int head = (r * p.q_len_reciprocal) >> 16;
-    return {r - head * p.q_len, head};
+__device__ inline RowPlace row_place(const DecodeParams& p, const SegmentSpan& span, int r) {
+    const int row = span.row0 + r;
+    const int head = (row * p.q_len_reciprocal) >> 16;
+    return {row - head * p.q_len, head};
 }
 
-// The end of the tokens query row r sees within the segment: row r is new token r mod q_len, which sees the
-// first tokens − q_len + (r mod q_len) + 1 of its request (all of them with q_len 1).
+// The end of the tokens row r of the tile sees within the segment: it is new token t of its query head (row_place),
+// which sees the first tokens − q_len + t + 1 of its request (all of them with q_len 1).
 __device__ inline std::int64_t row_token_end(const DecodeParams& p, const SegmentSpan& span, int r) {
-    const std::int64_t seen = span.tokens - p.q_len + row_place(p, r).token + 1;
+    const std::int64_t seen = span.tokens - p.q_len + row_place(p, span, r).token + 1;
     return seen < span.tok_end ? seen : span.tok_end;
 }
 
@@ -124,9 +140,9 @@ __device__ inline void with_token_offsets(const SegmentSpan& span, F f) {
     }
 }
 
-// Element offset of query row r of the segment's output tile in q (and, with out's strides, in out).
+// Element offset of row r of the segment's output tile in q (and, with out's strides, in out).
 __device__ inline std::int64_t query_row_offset(const DecodeParams& p, const HeadTensor& t, const SegmentSpan& span, int r) {
-    const RowPlace at = row_place(p, r);
+    const RowPlace at = row_place(p, span, r);
     return tensors::row_offset(t, span.b, at.token, span.head0 + at.head);
 }
 
@@ -206,7 +222,7 @@ __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem
 // gets O = 0 and LSE = −∞ rather than 0 / 0.
 template <typename T, int count>
 __device__ inline void store_output(const DecodeParams& p, const SegmentSpan& span, int r, int d0, float m, float l, const float (&a)[count]) {
-    const RowPlace at = row_place(p, r);
+    const RowPlace at = row_place(p, span, r);
     const std::int64_t token = at.token, head = span.head0 + at.head;
     T* O = static_cast<T*>(p.tensors.o.data) + tensors::row_offset(p.tensors.o, span.b, token, head) + d0;
 #pragma unroll
@@ -290,7 +306,7 @@ __device__ inline void merge_row_states(RowState<dims>& into, const RowState<dim
 // store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials in
 // plan order, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
 // A partial slot holds rows · D un-scaled accumulators, then rows maxima, then rows sums (rows = p.rows, the
-// problem's own count: workspace.hpp's partial_floats).
+// fullest tile's count: workspace.hpp's partial_floats); a tile of fewer rows (span.rows) leaves their ends unused.
 // The code here runs once per segment, from a cold instruction cache: it is kept short (no per-value
 // exponentials, loops over peers not unrolled beyond one batch of loads).
 template <typename T, int D, int ROWS, bool Trace, typename States>
@@ -298,7 +314,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
                                const States& states, CtaTrace<Trace>& trace) {
     using Slice = RowSlice<ROWS, D>;
     constexpr int dims = Slice::dims;
-    const int rows = p.rows;
+    const int rows = p.rows, own_rows = span.rows;  // the slot layout's; this tile's
     const std::int64_t entries = static_cast<std::int64_t>(rows) * D;
     const std::int64_t slot_floats = entries + 2 * rows;
 
@@ -322,7 +338,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
 #pragma unroll 1
     for (int pass = 0; pass < Slice::passes; ++pass) {
         const Slice me(pass);
-        if (!me.on(rows)) continue;
+        if (!me.on(own_rows)) continue;
         const int r = me.row, d0 = me.dim0;
         RowState<dims> acc, rest[States::count > 1 ? States::count - 1 : 1];
         acc.m = states.m(0, r);

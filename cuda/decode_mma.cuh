@@ -130,8 +130,6 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const int team_lane = member * 32 + lane;
     const int row0 = 16 * row_tile + lane / 4, row1 = row0 + 8;  // accumulator rows of this lane: (c0, c1), (c2, c3)
     const int col2 = 2 * (lane % 4);
-    const int rows = p.rows;
-    const bool computes = 16 * row_tile < rows;  // a tile wholly past the problem's rows only copies
     uint4* const team_smem = smem + team * team_slots;
     const SharedStates<16, slice_dims, Shape::team, Shape::dim_slices> states{smem, warp_slots};
     const std::int64_t cta = blockIdx.x;
@@ -144,6 +142,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         const Segment seg = walker.current();
         const SegmentSpan span = segment_span(p, seg);
         const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
+        const int rows = span.rows;
+        const bool computes = 16 * row_tile < rows;  // a 16-row tile wholly past the output tile's rows only copies
         // The tokens each of this lane's two rows sees (a row past the problem's sees none).
         const std::int64_t end0 = row0 < rows ? row_token_end(p, span, row0) : tok_begin;
         const std::int64_t end1 = second_row && row1 < rows ? row_token_end(p, span, row1) : tok_begin;

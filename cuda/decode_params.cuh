@@ -1,9 +1,11 @@
 // decode_params.cuh — everything one decode launch reads, as one plain struct passed by value.
 //
-// Tensors: core/decode_tensors.hpp (device memory). Output tile o = b · kv_heads + h holds rows = group · q_len
-// query rows: row r is query head h · group + r / q_len of request b, its new token r mod q_len, which sees the
-// first seqlen − q_len + (r mod q_len) + 1 tokens (causal among the new ones). The kernels are compiled for a
-// row count at least `rows` (kernel_set.hpp); the rows past it are padding. Workspace sections: workspace.hpp.
+// Tensors: core/decode_tensors.hpp (device memory). The group · q_len query rows of KV head h of request b are
+// cut into row_blocks output tiles (core/problem.hpp; one, unless they exceed a tile's rows): output tile
+// o = (b · kv_heads + h) · row_blocks + k holds rows [k · rows, min((k + 1) · rows, group · q_len)). Row r of the
+// KV head is query head h · group + r / q_len of request b, its new token r mod q_len, which sees the first
+// seqlen − q_len + (r mod q_len) + 1 tokens (causal among the new ones). The kernels are compiled for a row count
+// at least `rows` (kernel_set.hpp); the rows past a tile's own are padding. Workspace sections: workspace.hpp.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +25,10 @@ struct DecodeParams {
     std::int64_t tile = 0;        // LeanTile in tokens
     int group = 1;                // query heads per KV head
     int q_len = 1;                // new tokens per request
-    int rows = 1;                 // query rows of one output tile: group · q_len
+    int rows = 1;                 // query rows of the fullest output tile (Problem::block_rows); partial slots hold this many
+    int row_blocks = 1;           // output tiles per KV head of a request (Problem::row_blocks)
     int q_len_reciprocal = 65536; // ⌈2^16 / q_len⌉: r / q_len = (r · this) >> 16 for every row r < 2^16 / q_len²
-                                  // (rows ≤ 128, q_len ≤ 8), a multiply instead of a division (row_place)
+                                  // (r < max_kv_head_rows = 1024, q_len ≤ 8), a multiply instead of a division (row_place)
     float scale_log2 = 0.0f;      // softmax scale × log2(e): scores go through exp2
     float* partials = nullptr;    // (grid, partial_floats): un-scaled O, then m, then l
     std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; cleared by the prologue

@@ -21,7 +21,7 @@ struct LivePlanArgs {
     PlanView plan;  // the capacity plan's view (its arrays unused)
     KvCacheView kv;
     const std::int32_t* seqlens;
-    std::int64_t batch, kv_heads, tile;
+    std::int64_t batch, outputs_per_request, tile;
     bool fixed_split;
     std::int64_t splits;
     LivePlan* live;
@@ -49,7 +49,7 @@ __device__ std::int64_t max_for_thread0(std::int64_t value, std::int64_t* warp_v
 }
 
 // Requests go through in chunks of prologue_threads, one per thread. Within a chunk, request_offset is a block-wide
-// inclusive scan of kv_heads × tiles: a shuffle scan inside each warp, then each thread adds the totals of
+// inclusive scan of outputs_per_request × tiles: a shuffle scan inside each warp, then each thread adds the totals of
 // the warps before its own (32 values in shared memory); `carry` holds the offsets of the chunks before.
 // The sums are exact integers, so the order of additions cannot change a result: the host's sequential
 // live_view gives the very same arrays.
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         const std::int64_t b = first + threadIdx.x;
         const std::int64_t tiles = b < a.batch ? plan::tiles_for(tensors::live_tokens(a.kv, a.seqlens, b), a.tile) : 0;
         longest = tiles > longest ? tiles : longest;
-        std::int64_t x = a.kv_heads * tiles;
+        std::int64_t x = a.outputs_per_request * tiles;
 #pragma unroll
         for (int d = 1; d < 32; d *= 2) {
             const std::int64_t y = __shfl_up_sync(0xffffffffu, x, d);
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     // The threads share the CTAs' starts, then a maximum of the loads and an OR of the mismatches.
     if (a.plan.strategy != Strategy::stream_k || carry == a.plan.total_tiles) return;
     const bool check_snap = a.plan.snap > 0 && a.plan.capacity_max_load > 0;
-    const bool check_one_per_cta = a.plan.grid == a.batch * a.kv_heads;
+    const bool check_one_per_cta = a.plan.grid == a.batch * a.outputs_per_request;
     if (!check_snap && !check_one_per_cta) return;
     __syncthreads();  // the arrays written above (global memory) are visible to the whole block after it
     PlanView live = a.plan;
@@ -142,7 +142,7 @@ void enqueue_live_plan(const PlanView& view, const Schedule& plan, const DecodeT
     a.kv = t.kv;
     a.seqlens = t.seqlens;
     a.batch = plan.problem.batch;
-    a.kv_heads = plan.problem.kv_heads;
+    a.outputs_per_request = plan.problem.outputs_per_request();
     a.tile = plan.problem.tile;
     a.fixed_split = plan.strategy == Strategy::fixed_split;
     a.splits = plan.splits;

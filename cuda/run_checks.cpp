@@ -38,11 +38,16 @@ void check_supported(const Problem& p, DType dtype) {
     if (p.q_len < 1 || p.q_len > max_q_len) {
         throw InputError("q_len " + std::to_string(p.q_len), "the CUDA kernels decode 1 to " + std::to_string(max_q_len) + " new tokens per request");
     }
-    const std::int64_t rows = p.group() * p.q_len, most = max_q_rows(p.head_dim);
-    if (rows > most) {
+    const std::int64_t rows = p.rows();
+    if (rows > max_kv_head_rows) {
         throw InputError("q", std::to_string(p.q_heads) + " query heads over " + std::to_string(p.kv_heads) + " KV heads x q_len " + std::to_string(p.q_len) +
-                                  " = " + std::to_string(rows) + " query rows per KV head: the CUDA kernels take at most " + std::to_string(most) +
-                                  " at head_dim " + std::to_string(p.head_dim));
+                                  " = " + std::to_string(rows) + " query rows per KV head: the CUDA kernels take at most " + std::to_string(max_kv_head_rows) +
+                                  " (128 query heads per KV head at q_len 8)");
+    }
+    const std::int64_t most = max_q_rows(p.head_dim);
+    if (p.block_rows() > most) {
+        throw InputError("tile_rows " + std::to_string(p.tile_rows), "an output tile of " + std::to_string(p.block_rows()) + " query rows: the CUDA kernels hold at most " +
+                                                                      std::to_string(most) + " at head_dim " + std::to_string(p.head_dim) + " (0 picks that)");
     }
 }
 

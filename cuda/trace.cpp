@@ -67,8 +67,8 @@ KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std
             const TraceSegmentRecord& r = segments[static_cast<std::size_t>(g * segments_per_cta + i)];
             SegmentTimes t;
             t.segment = s;
-            t.batch = s.output / live.kv_heads;
-            t.kv_head = s.output % live.kv_heads;
+            t.batch = plan.problem.request_of(s.output);
+            t.kv_head = plan.problem.kv_head_of(s.output);
             t.contributors = plan::contributor_count(live, s.output);
             t.role = t.contributors == 1 ? SegmentRole::store : (s.host && plan.fused_reduction() ? SegmentRole::reduce : SegmentRole::partial);
             if (!(rec.plan_ready_ns <= r.stream_begin_ns && r.stream_begin_ns <= r.stream_end_ns && r.stream_end_ns <= r.finish_end_ns &&

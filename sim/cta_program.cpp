@@ -48,7 +48,7 @@ LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t 
     const Problem& p = s.problem;
     const PlanView plan = s.view();
     const double token_bytes = static_cast<double>(p.head_dim * 2 * bytes_per_element);
-    const double row_blocks = static_cast<double>((p.q_len * p.group() + 15) / 16);
+    const double row_blocks = static_cast<double>((p.block_rows() + 15) / 16);
     // A stream-k plan whose CTAs each hold one whole output is walked as no-split (one lookup); any other
     // searches the plan for its range first.
     const double walk = s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0;

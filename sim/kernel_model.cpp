@@ -54,7 +54,7 @@ std::int64_t padded_rows(const KernelModel& kernel, std::int64_t rows, std::int6
 }
 
 int kernel_path(const Problem& p) {
-    const bool one_row = p.q_len * p.group() == 1;
+    const bool one_row = p.rows() == 1;
     switch (p.head_dim) {
         case 64: return one_row ? 1 : 0;
         case 96: return 2;
@@ -65,7 +65,7 @@ int kernel_path(const Problem& p) {
 }
 
 double compute_ns(const KernelModel& kernel, const Problem& problem, double tokens, std::int64_t bytes_per_element) {
-    const double rows = static_cast<double>(padded_rows(kernel, problem.q_len * problem.group(), problem.head_dim));
+    const double rows = static_cast<double>(padded_rows(kernel, problem.block_rows(), problem.head_dim));
     const double scores = rows * tokens;
     const int path = kernel_path(problem);
     const double kb = tokens * static_cast<double>(problem.head_dim * 2 * bytes_per_element) / 1024.0;
@@ -74,7 +74,7 @@ double compute_ns(const KernelModel& kernel, const Problem& problem, double toke
 }
 
 double partial_bytes(const Problem& problem) {
-    return static_cast<double>(problem.q_len * problem.group() * (problem.head_dim + 2) * 4);
+    return static_cast<double>(problem.block_rows() * (problem.head_dim + 2) * 4);
 }
 
 void check_kernel_model(const KernelModel& k) {

@@ -24,7 +24,7 @@ LiveArrays live_arrays(const Problem& p, const std::vector<std::int64_t>& live_c
     a.offset.push_back(0);
     for (std::int64_t c : live_ctx) {
         a.tiles.push_back((c + p.tile - 1) / p.tile);
-        a.offset.push_back(a.offset.back() + p.kv_heads * a.tiles.back());
+        a.offset.push_back(a.offset.back() + p.outputs_per_request() * a.tiles.back());
     }
     return a;
 }

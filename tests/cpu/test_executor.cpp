@@ -1,6 +1,7 @@
 // The CPU executor runs any plan: exact against float64, never deadlocks, bitwise deterministic.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../core/random_problems.hpp"
@@ -190,4 +191,37 @@ TEST_CASE("a plan made for other tensors is refused") {
     Problem other = p;
     other.ctx = {200};
     CHECK_THROWS_AS(execute(plan_for(other, test_device(4, 1), Strategy::stream_k), t, 2), InputError);
+}
+
+TEST_CASE("row blocks (a KV head's rows cut over several output tiles) match float64 under every strategy, and give one tile's bits under no-split") {
+    auto rng = seeded_rng(47);
+    for (int i = 0; i < 12; ++i) {
+        Problem p = random_problem(rng, 1500);
+        p.kv_heads = std::min<std::int64_t>(p.kv_heads, 2);
+        p.q_heads = p.kv_heads * uniform(rng, 3, 24);
+        p.batch = std::min<std::int64_t>(p.batch, 3);
+        p.ctx.resize(static_cast<std::size_t>(p.batch));
+        p.q_len = std::min<std::int64_t>(uniform(rng, 1, 4), *std::min_element(p.ctx.begin(), p.ctx.end()));
+        p.tile_rows = uniform(rng, 1, p.rows() - 1);  // at least two blocks
+        REQUIRE(p.row_blocks() >= 2);
+        const DeviceSpec d = test_device(uniform(rng, 1, 40), uniform(rng, 1, 3));
+        cpu::HostTensors t(p, DType::fp16, static_cast<CacheLayout>(i % 4), uniform(rng, 1, 64));
+        t.fill_random(static_cast<std::uint64_t>(i) + 100);
+        const ReferenceOutput ref = reference_of(t);
+        for (const Schedule& s : every_plan(p, d, rng)) {
+            CAPTURE(i, describe(p, d), p.tile_rows, strategy_name(s.strategy), s.grid);
+            const Errors e = run_and_check(s, t, ref, 2);
+            REQUIRE(e.non_finite == 0);
+            REQUIRE(e.rel_l2 <= tolerance(DType::fp16));
+        }
+        PlanOptions whole;
+        whole.strategy = Strategy::no_split;
+        execute(make_schedule(p, d, whole), t, 2);
+        const std::vector<float> blocks = t.o_float();
+        Problem one = p;
+        one.tile_rows = p.rows();
+        t.poison_outputs();
+        execute(make_schedule(one, d, whole), t, 2);
+        CHECK(std::memcmp(blocks.data(), t.o_float().data(), blocks.size() * sizeof(float)) == 0);
+    }
 }

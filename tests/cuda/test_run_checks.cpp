@@ -43,34 +43,38 @@ std::string refusal(const DecodeTensors& t) {
 
 }  // namespace
 
-TEST_CASE("the kernels cover fp16 and bf16, head_dim 64/96/128/256, any group and q_len 1-8 up to 128 query rows per KV head (64 at d 256)") {
+TEST_CASE("the kernels cover fp16 and bf16, head_dim 64/96/128/256, any group and q_len 1-8 up to 1024 query rows per KV head, in tiles of at most 128 (64 at d 256)") {
     auto with_q_len = [](Problem p, std::int64_t q_len) {
         p.q_len = q_len;
         return p;
     };
     for (DType dtype : {DType::fp16, DType::bf16}) {
         for (std::int64_t d : {64, 96, 128, 256}) {
-            for (std::int64_t g : {1, 2, 3, 4, 5, 7, 8, 16}) {
+            for (std::int64_t g : {1, 2, 3, 4, 5, 7, 8, 16, 71, 128}) {
                 for (std::int64_t q_len : {1, 2, 4, 8}) {
                     CAPTURE(d, g, q_len);
-                    const Problem p = with_q_len(shape(8 * g, 8, d), q_len);
-                    if (g * q_len <= cuda::max_q_rows(d)) CHECK_NOTHROW(cuda::check_supported(p, dtype));
-                    else CHECK_THROWS_WITH(cuda::check_supported(p, dtype), Catch::Contains("query rows per KV head"));
+                    const Problem p = with_q_len(shape(g, 1, d), q_len);
+                    CHECK_NOTHROW(cuda::check_supported(p, dtype));
+                    CHECK(p.block_rows() <= cuda::max_q_rows(d));  // the default tile rows fit the kernels
                 }
             }
         }
-        CHECK_NOTHROW(cuda::check_supported(shape(71, 1, 64), dtype));   // Falcon-7B: MQA, 71 rows
-        CHECK_NOTHROW(cuda::check_supported(shape(128, 1, 128), dtype)); // 128 query heads over one KV head
     }
     CHECK(cuda::max_q_rows(128) == 128);
     CHECK(cuda::max_q_rows(256) == 64);
+    for (std::int64_t d : {64, 96, 128, 256}) CHECK(default_tile_rows(d) == cuda::max_q_rows(d));
     CHECK_THROWS_WITH(cuda::check_supported(shape(8, 8, 128), DType::fp32), Catch::StartsWith("q dtype fp32"));
     CHECK_THROWS_WITH(cuda::check_supported(shape(8, 8, 80), DType::fp16), Catch::StartsWith("head_dim 80") && Catch::Contains("64, 96, 128 or 256"));
     CHECK_THROWS_WITH(cuda::check_supported(shape(24, 8, 160), DType::fp16), Catch::StartsWith("head_dim 160"));
-    CHECK_THROWS_WITH(cuda::check_supported(shape(256, 1, 128), DType::fp16), Catch::StartsWith("q (256 query heads over 1 KV heads x q_len 1 = 256"));
-    CHECK_THROWS_WITH(cuda::check_supported(shape(72, 1, 256), DType::fp16), Catch::Contains("at most 64 at head_dim 256"));
+    CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(256, 1, 128), 8), DType::fp16),
+                      Catch::StartsWith("q (256 query heads over 1 KV heads x q_len 8 = 2048") && Catch::Contains("at most 1024"));
+    CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(129, 1, 64), 8), DType::fp16), Catch::Contains("= 1032 query rows"));
     CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(8, 8, 128), 9), DType::fp16), Catch::StartsWith("q_len 9") && Catch::Contains("1 to 8"));
-    CHECK_THROWS_WITH(cuda::check_supported(with_q_len(shape(71, 1, 64), 2), DType::fp16), Catch::Contains("= 142 query rows"));
+    Problem wide = shape(71, 1, 256);
+    wide.tile_rows = 71;  // one tile of all 71 rows: more than the d-256 kernels hold
+    CHECK_THROWS_WITH(cuda::check_supported(wide, DType::fp16), Catch::StartsWith("tile_rows 71") && Catch::Contains("at most 64 at head_dim 256"));
+    wide.tile_rows = 64;
+    CHECK_NOTHROW(cuda::check_supported(wide, DType::fp16));
 }
 
 TEST_CASE("16-byte aligned tensors of every layout pass the alignment check") {
