@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The first thing to run on a GPU after the kernels or the API change: the GPU tests of the C++ API (test_cuda),
-# the Python package's GPU tests, `leanattn cuda validate` over every kernel path and cache layout, the host
-# time of cuda::run, and compute-sanitizer on one paged and one GQA problem. Logs into OUT; a summary at the end.
+# the Python package's GPU tests, `leanattn cuda validate` over every cache layout, over every kernel path (head dim
+# 64/96/128/256 x (group, q_len) pairs from one row to 1024 rows in row blocks x fp16/bf16) and over every model of
+# data/models (q_len 1 and 4, fp16 and bf16, a ragged batch), the host time of cuda::run, and compute-sanitizer on one
+# paged and one GQA problem (bench/gpu/sanitize.sh covers every path). Logs into OUT; a summary at the end.
 # usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT
 #   DEVBUILD holds leanattn, libleanattn.so, test_cuda and bench_cuda_run_overhead (bench/gpu/prepare.sh --check)
 set -uo pipefail
@@ -31,6 +33,36 @@ step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/t
   done
 } >"$out/validate.log" 2>&1
 summary+=("$(printf '%-28s %s failed of %s' "cuda validate" "$(grep -c 'FAILED' "$out/validate.log")" "$(grep -c '^==' "$out/validate.log")")")
+# Every kernel path: rows = group x q_len from 1 to 1024 (MQA 71 and 128 at q_len 4 and 8: row blocks), each head dim,
+# both dtypes, the four cache layouts in turn; a request as short as q_len among them.
+{
+  layouts=("--layout padded" "--layout paged --block-size 16" "--layout ragged" "--layout token-major")
+  n=0
+  for d in 64 96 128 256; do
+    for gq in 1:1 1:2 3:1 7:1 4:4 5:4 16:2 7:8 71:1 16:8 71:4 128:8; do
+      g=${gq%%:*}; q=${gq#*:}
+      for dt in fp16 bf16; do
+        flags="${layouts[$((n % 4))]} --dtype $dt --batch 3 --kv-heads 2 --heads $((2 * g)) --q-len $q --head-dim $d --ctx $q,700,2600"
+        n=$((n + 1))
+        echo "== $flags"
+        "$dev/leanattn" cuda validate $flags || echo "   ^ FAILED"
+      done
+    done
+  done
+} >"$out/paths.log" 2>&1
+summary+=("$(printf '%-28s %s failed of %s' "kernel paths" "$(grep -c 'FAILED' "$out/paths.log")" "$(grep -c '^==' "$out/paths.log")")")
+{
+  for f in data/models/*.json; do
+    for q in 1 4; do
+      for dt in fp16 bf16; do
+        flags="--model $(basename "$f" .json) --q-len $q --dtype $dt --layout ragged --batch 4 --ctx 3000,77,1500,9000"
+        echo "== $flags"
+        "$dev/leanattn" cuda validate $flags || echo "   ^ FAILED"
+      done
+    done
+  done
+} >"$out/models.log" 2>&1
+summary+=("$(printf '%-28s %s failed of %s' "every model" "$(grep -c 'FAILED' "$out/models.log")" "$(grep -c '^==' "$out/models.log")")")
 step "run() host time" overhead.log "$dev/bench_cuda_run_overhead"
 step "memcheck paged" memcheck.log compute-sanitizer --tool memcheck "$dev/leanattn" cuda validate --batch 2 --heads 8 --kv-heads 2 --head-dim 128 --ctx 300,70 --layout paged --block-size 16
 step "racecheck GQA" racecheck.log compute-sanitizer --tool racecheck "$dev/leanattn" cuda validate --batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 3000 --strategy stream-k

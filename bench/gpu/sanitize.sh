@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck on `leanattn cuda validate` (every strategy, 3
-# runs each, outputs checked against float64) over one small, one ragged and one GQA problem for each kernel path:
-# head dim 64 and 128 x rows on CUDA cores (MHA: group 1) or tensor cores (groups 2-8) x fp16 and bf16.
+# runs each, outputs checked against float64) over one small, one ragged and one GQA problem for each kernel path of
+# head dim 64 and 128 x rows on CUDA cores (MHA: group 1) or tensor cores (groups 2-8) x fp16 and bf16, then one
+# problem per path added since: head dim 96 (one row, and GQA), head dim 256 (one row; q_len 4 on a paged cache;
+# 64 rows, a team of 8 warps), several new tokens (q_len 4, ragged), MQA (71 rows: 128-row kernels) and row
+# blocks (Falcon-7B at q_len 4: 284 rows in 3 tiles; 1024 rows in 8).
 #
 # usage (on the GPU machine, from the repository root): bench/gpu/sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S]
 #   --quick: fp16 only (half the runs). BIN: default .devbuild/leanattn, else build/apps/leanattn.
@@ -49,6 +52,17 @@ for dt in $dtypes; do
   done
 done
 
+for dt in $dtypes; do
+  problems+=("d96-one-row-$dt|--batch 2 --heads 4 --head-dim 96 --ctx 700,90 --dtype $dt")
+  problems+=("d96-gqa-$dt|--batch 2 --heads 16 --kv-heads 2 --head-dim 96 --ctx 1500,33 --dtype $dt $ragged_layout")
+  problems+=("d256-one-row-$dt|--batch 2 --heads 4 --head-dim 256 --ctx 900,40 --dtype $dt")
+  problems+=("d256-q4-paged-$dt|--batch 2 --heads 4 --kv-heads 2 --q-len 4 --head-dim 256 --ctx 600,40 --layout paged --block-size 16 --dtype $dt")
+  problems+=("d256-64-rows-$dt|--batch 1 --heads 16 --kv-heads 1 --q-len 4 --head-dim 256 --ctx 1200 --dtype $dt")
+  problems+=("q4-ragged-$dt|--batch 2 --heads 10 --kv-heads 2 --q-len 4 --head-dim 128 --ctx 2000,33 --dtype $dt $ragged_layout")
+  problems+=("mqa-71-rows-$dt|--batch 1 --heads 71 --kv-heads 1 --head-dim 64 --ctx 3000 --dtype $dt")
+  problems+=("row-blocks-284-$dt|--batch 2 --heads 71 --kv-heads 1 --q-len 4 --head-dim 64 --ctx 1500,300 --dtype $dt")
+  problems+=("row-blocks-1024-$dt|--batch 1 --heads 128 --kv-heads 1 --q-len 8 --head-dim 128 --ctx 700 --dtype $dt")
+done
 start=$(date +%s)
 
 clean_line() {  # the tool's own summary line for a clean run
