@@ -1,5 +1,7 @@
 #include "problem_json.hpp"
 
+#include <algorithm>
+
 namespace leanattn::app {
 
 nlohmann::ordered_json problem_to_json(const Problem& p) {
@@ -16,7 +18,8 @@ Problem problem_from_json(const nlohmann::json& j) {
     p.q_len = j.at("q_len").get<std::int64_t>();
     p.tile = j.at("tile").get<std::int64_t>();
     p.ctx = j.at("ctx").get<std::vector<std::int64_t>>();
-    if (j.contains("tile_rows")) p.tile_rows = j.at("tile_rows").get<std::int64_t>();  // absent from files written before row blocks
+    // Files written before row blocks have no tile_rows: their runs held a KV head's rows in one output tile.
+    p.tile_rows = j.contains("tile_rows") ? j.at("tile_rows").get<std::int64_t>() : std::max<std::int64_t>(p.rows(), 1);
     check_problem(p);
     return p;
 }

@@ -75,8 +75,8 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("q-len", po::value(&f.q_len)->default_value(f.q_len), "query tokens per request decoded at once")
         ("tile", po::value(&f.tile), "LeanTile in tokens, a multiple of 16; default 256 for d <= 64, else 128 (the paper's)")
         ("tile-rows", po::value(&f.tile_rows),
-         "query rows (heads x new tokens) one output tile holds at most; a KV head with more is cut into row blocks that each read its K and V; "
-         "default 128, 64 at d 256 (what the GPU kernels hold)")
+         "query rows (query heads x new tokens) one output tile holds at most; a KV head with more is cut into row blocks that each read "
+         "its K and V; default 16 (one tensor-core tile); the GPU kernels hold up to 128, 64 at d 256")
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
         ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
         ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default SMs x CTAs-per-SM (at most the LeanTiles)")

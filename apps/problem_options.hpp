@@ -33,7 +33,7 @@ struct ProblemFlags {
     std::string ctx = "4096";
     std::string q_len = "1";
     std::string tile;       // empty: the paper's default for the head dim
-    std::string tile_rows;  // empty: default_tile_rows(head dim)
+    std::string tile_rows;  // empty: default_tile_rows (16)
     std::string strategy = "stream-k";
     std::string splits;     // empty: FlashAttention-2's heuristic
     std::string grid;       // empty: resident CTAs

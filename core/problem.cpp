@@ -14,9 +14,7 @@ std::int64_t Problem::total_ctx() const { return std::accumulate(ctx.begin(), ct
 
 std::int64_t default_tile(std::int64_t head_dim) { return head_dim <= 64 ? 256 : 128; }
 
-std::int64_t default_tile_rows(std::int64_t head_dim) { return head_dim == 256 ? 64 : 128; }
-
-std::int64_t Problem::max_tile_rows() const { return tile_rows > 0 ? tile_rows : default_tile_rows(head_dim); }
+std::int64_t Problem::max_tile_rows() const { return tile_rows > 0 ? tile_rows : default_tile_rows; }
 
 namespace {
 

@@ -4,9 +4,9 @@
 //   Q (batch, q_heads, q_len, head_dim)    K, V (batch, kv_heads, ctx[b], head_dim)    O like Q
 // The query rows of one KV head are its group · q_len (query head, new token) pairs. An output tile is one
 // (request, KV head) pair holding all of them, so its keys and values are read once; where they are more
-// than one tile may hold (tile_rows: the GPU kernels keep a tile's rows in registers), they are cut into
-// row_blocks blocks of block_rows = ⌈rows / row_blocks⌉ rows (the last may hold fewer), each its own output
-// tile reading the KV head's keys and values again.
+// than one tile holds (tile_rows, default_tile_rows below), they are cut into row_blocks blocks of
+// block_rows = ⌈rows / row_blocks⌉ rows (the last may hold fewer), each its own output tile reading the KV
+// head's keys and values again (blocks of one head are neighbours in the iteration space: mostly from L2).
 // Output ids run batch-major: o = (b · kv_heads + h) · row_blocks + block.
 #pragma once
 
@@ -23,7 +23,7 @@ struct Problem {
     std::int64_t head_dim = 128;
     std::int64_t q_len = 1;
     std::int64_t tile = 128;          // LeanTile: context tokens per tile
-    std::int64_t tile_rows = 0;       // query rows one output tile holds at most; 0: default_tile_rows(head_dim)
+    std::int64_t tile_rows = 0;       // query rows one output tile holds at most; 0: default_tile_rows
     std::vector<std::int64_t> ctx;    // one context length per request (size batch)
 
     std::int64_t group() const { return q_heads / kv_heads; }
@@ -54,10 +54,12 @@ inline constexpr std::int64_t max_tile = std::int64_t{1} << 30;
 // The paper's LeanTile for a head dimension: 256 tokens for d ≤ 64, 128 above (Section IV-B).
 std::int64_t default_tile(std::int64_t head_dim);
 
-// The query rows one output tile holds unless the problem says otherwise: 128, 64 at head dim 256 (what the GPU
-// kernels keep in registers; the CPU executor and the simulator cut the rows the same way, so a plan means the
-// same to all three).
-std::int64_t default_tile_rows(std::int64_t head_dim);
+// The query rows one output tile holds unless the problem says otherwise: 16, one tensor-core tile (mma's M). Measured
+// on an H100 (bench/NOTES.md, row blocks), a GPU kernel's tile of more rows costs about as much per row as
+// that many tiles of 16 but runs on one SM, so tiles of 16 that each re-read K and V (mostly from L2) were
+// 1.3-3.8x faster on MQA and speculative shapes, and at most 1.2x slower (Llama-3.1-405B, B=8, q_len 8).
+// The CPU executor and the simulator cut the rows the same way, so a plan means the same to all three.
+inline constexpr std::int64_t default_tile_rows = 16;
 
 // Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, tile_rows, ctx)
 // when the problem is not well formed: sizes ≤ 0, q_heads not divisible by kv_heads, a ctx list whose

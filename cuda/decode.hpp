@@ -14,8 +14,8 @@
 // Tensor views and their shapes: core/decode_tensors.hpp; every pointer in them is device memory. Supported
 // (check_supported): fp16 or bf16, head_dim 64, 96, 128 or 256, q_len 1 to 8 (causal among the new tokens:
 // core/decode_tensors.hpp), any number of query heads per KV head (GQA, MQA) up to max_kv_head_rows query rows
-// (group · q_len) per KV head, cut into output tiles of at most max_q_rows(head_dim) rows each (128; 64 at head
-// dim 256: the default of Problem::tile_rows; a KV head's rows beyond it read its K and V once per tile); any
+// (group · q_len) per KV head, cut into output tiles of Problem::tile_rows rows (16 unless asked otherwise; at most
+// max_q_rows(head_dim): 128, 64 at head dim 256), each tile reading its KV head's K and V; any
 // strided, paged (block size 1–256) or ragged cache whose pointers and strides are 16-byte aligned. Live
 // lengths must lie in [1, what the request's part of the cache holds]; out-of-range values are clamped on
 // the device (a length of 0 leaves that request's rows of out unwritten). Host-only header.

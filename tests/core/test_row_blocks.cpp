@@ -21,7 +21,7 @@ TEST_CASE("row blocks cover a KV head's rows exactly once, none empty, none abov
                 p.q_len = q_len;
                 p.tile_rows = tile_rows;
                 CAPTURE(group, q_len, tile_rows);
-                const std::int64_t most = tile_rows == 0 ? 128 : tile_rows;
+                const std::int64_t most = tile_rows == 0 ? default_tile_rows : tile_rows;
                 CHECK(p.row_blocks() == (p.rows() + most - 1) / most);
                 CHECK(p.block_rows() <= most);
                 CHECK(p.outputs() == 2 * 3 * p.row_blocks());
@@ -43,15 +43,14 @@ TEST_CASE("row blocks cover a KV head's rows exactly once, none empty, none abov
             }
         }
     }
-    CHECK(default_tile_rows(64) == 128);
-    CHECK(default_tile_rows(128) == 128);
-    CHECK(default_tile_rows(256) == 64);
+    CHECK(default_tile_rows == 16);
 }
 
 TEST_CASE("every strategy's plan over row blocks is valid: each block's LeanTiles done once, the iteration space K·V × blocks") {
     Problem p = decode_shape(3, 71, 1, 64, 700);  // Falcon-7B's MQA: 71 query heads over one KV head
     p.ctx = {700, 77, 3000};
-    p.q_len = 4;                                   // 284 rows: 3 blocks of 95, 95, 94
+    p.q_len = 4;                                   // 284 rows: 3 blocks of 95, 95, 94 under tiles of 128
+    p.tile_rows = 128;
     REQUIRE(p.row_blocks() == 3);
     REQUIRE(p.block_rows() == 95);
     DeviceSpec device;
@@ -65,7 +64,7 @@ TEST_CASE("every strategy's plan over row blocks is valid: each block's LeanTile
         CHECK(validate_schedule(s, tabulate(s)).empty());
         if (strategy == Strategy::no_split) CHECK(s.grid == 9);
     }
-    p.tile_rows = 1000;  // one tile of all 284 rows: the plan of before row blocks
+    p.tile_rows = 1000;  // one tile of all 284 rows
     CHECK(make_schedule(p, device, {}).total_tiles == p.tiles_of_request(0) + p.tiles_of_request(1) + p.tiles_of_request(2));
     p.tile_rows = -1;
     CHECK_THROWS_WITH(make_schedule(p, device, {}), Catch::Contains("tile_rows -1"));

@@ -86,7 +86,8 @@ TEST_CASE("a trace lines every CTA's records up with its segments in the plan, i
                     REQUIRE(seg.segment.output == w.current().output);
                     REQUIRE(seg.segment.begin == w.current().begin);
                     REQUIRE(seg.segment.end == w.current().end);
-                    REQUIRE(seg.batch * p.kv_heads + seg.kv_head == seg.segment.output);
+                    REQUIRE(seg.batch == p.request_of(seg.segment.output));
+                    REQUIRE(seg.kv_head == p.kv_head_of(seg.segment.output));
                     REQUIRE(seg.contributors == plan::contributor_count(live, seg.segment.output));
                     const bool reduces = seg.segment.host && strategy == Strategy::stream_k && seg.contributors > 1;
                     REQUIRE(seg.role == (seg.contributors == 1 ? cuda::SegmentRole::store : reduces ? cuda::SegmentRole::reduce : cuda::SegmentRole::partial));
