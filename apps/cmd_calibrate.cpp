@@ -36,6 +36,7 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.compute_overlap_loss = 0.3;
     k.bandwidth_over_copy = 1.0;
     k.sm_latency_spread = 0.3;
+    k.reread_fraction = 0.5;
     k.compute_ns_per_kscore = 300;
     k.compute_ns_per_mmac = 10;
     k.launch_ns = 5000;

@@ -58,6 +58,8 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     k.ctas_per_sm = ctas.get<std::int64_t>();
     k.tensor_core_rows_min = positive_integer(j, "tensor_core_rows_min", source);
     for (const NumberField& f : number_fields) k.*f.member = finite_number(j, f.key, source);
+    // Optional: files fitted before row blocks have no re-reads to describe.
+    if (j.contains("reread_fraction")) k.reread_fraction = finite_number(j, "reread_fraction", source);
     k.compute_overlaps_loads = boolean(j, "compute_overlaps_loads", source);
     const json& by_path = key(j, "cta_ns_per_kb_by_path", source);
     if (!by_path.is_object()) source.refuse("\"cta_ns_per_kb_by_path\" must be an object (path: ns per KiB)");
@@ -92,6 +94,7 @@ nlohmann::ordered_json kernel_to_json(const KernelModel& k, const std::string& f
     j["compute_overlaps_loads"] = k.compute_overlaps_loads;
     j["tensor_core_rows_min"] = k.tensor_core_rows_min;
     for (const NumberField& f : number_fields) j[f.key] = k.*f.member;
+    j["reread_fraction"] = k.reread_fraction;
     nlohmann::ordered_json by_path = nlohmann::ordered_json::object();
     for (int i = 0; i < KernelModel::path_count; ++i) by_path[sim::kernel_path_names[i]] = k.cta_ns_per_kb_by_path[i];
     j["cta_ns_per_kb_by_path"] = by_path;

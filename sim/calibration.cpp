@@ -70,10 +70,13 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned) {
         {"reduce_launch_ns", field(&KernelModel::reduce_launch_ns)},
         {"reduce_cta_ns", field(&KernelModel::reduce_cta_ns)},
         {"reduce_ns_per_kb", field(&KernelModel::reduce_ns_per_kb)}};
-    bool present[KernelModel::path_count] = {};
+    bool present[KernelModel::path_count] = {}, row_blocks = false;
     for (const MeasuredRun& r : planned.runs) {
         if (const int path = kernel_path(r.problem); path >= 0) present[path] = true;
+        row_blocks = row_blocks || r.problem.row_blocks() > 1;
     }
+    // Fitted only where some run re-reads K and V for a later row block: otherwise nothing measures it.
+    if (row_blocks) params.push_back({"reread_fraction", field(&KernelModel::reread_fraction), 1e-3, 1.0});
     for (int i = 0; i < KernelModel::path_count; ++i) {
         if (present[i]) params.push_back({std::string("cta_ns_per_kb_by_path.") + kernel_path_names[i], [i](KernelModel& k) { return &k.cta_ns_per_kb_by_path[i]; }});
     }

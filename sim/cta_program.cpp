@@ -66,11 +66,12 @@ LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t 
             const Segment seg = w.current();
             const std::int64_t ctx = p.ctx[static_cast<std::size_t>(p.request_of(seg.output))];
             const double tokens = static_cast<double>(std::min(seg.end * p.tile, ctx) - seg.begin * p.tile);
+            const double reread = p.first_row_of(seg.output) > 0 ? k.reread_fraction : 1.0;  // a later row block: mostly L2
             if (k.compute_overlaps_loads) {
                 const double fill = k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm;
-                b.stream(tokens * token_bytes + fill, false, compute_ns(k, p, tokens, bytes_per_element), k.compute_overlap_loss, seg.output);
+                b.stream(tokens * token_bytes * reread + fill, false, compute_ns(k, p, tokens, bytes_per_element), k.compute_overlap_loss, seg.output);
             } else {
-                b.stream(tokens * token_bytes, false, 0.0, 0.0, seg.output);
+                b.stream(tokens * token_bytes * reread, false, 0.0, 0.0, seg.output);
                 b.work(static_cast<double>(seg.tiles()) * row_blocks * k.tile_compute_ns);  // whole LeanTiles, the last one too
             }
             if (s.strategy == Strategy::fixed_split && s.splits > 1) {

@@ -305,3 +305,29 @@ TEST_CASE("SimResult::ctas: one span per CTA when the timeline is recorded, insi
         }
     }
 }
+
+TEST_CASE("reread_fraction discounts only the bytes of a KV head's later row blocks: fewer of them, never a slower plan") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    Problem mqa = one_output(71, 64, 16384);  // 71 rows: 5 row blocks of 16
+    mqa.batch = 8;
+    mqa.ctx.assign(8, 4096);
+    REQUIRE(mqa.row_blocks() == 5);
+    Problem one_block = mqa;
+    one_block.tile_rows = 128;  // the same problem in one tile: nothing is read twice
+    for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+        CAPTURE(strategy_name(s));
+        const Schedule blocks = plan_of(mqa, device, s), whole = plan_of(one_block, device, s);
+        double before = std::numeric_limits<double>::infinity();
+        const double whole_before = play(whole, &kernel).makespan_ns;
+        for (double fraction : {1.0, 0.5, 0.1, 0.0}) {
+            kernel.reread_fraction = fraction;
+            const double t = play(blocks, &kernel).makespan_ns;
+            CHECK(t <= before * (1 + 1e-9));
+            before = t;
+            CHECK(play(whole, &kernel).makespan_ns == whole_before);  // no row blocks: nothing to discount
+        }
+    }
+    kernel.reread_fraction = 1.5;
+    CHECK_THROWS_WITH(sim::check_kernel_model(kernel), Catch::Contains("reread_fraction"));
+}
