@@ -46,6 +46,22 @@ def test_every_layout_matches_sdpa_and_float64(layout, block_size, dtype, group,
         assert rel_l2(out, sdpa(q, k, v, lengths, table).double().cpu()) <= 2 * TOLERANCE[dtype], strategy
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("q_heads,kv_heads,d,q_len", [(71, 1, 64, 1), (71, 1, 64, 4), (28, 4, 128, 4), (32, 32, 96, 1), (16, 8, 256, 4),
+                                                       (128, 1, 128, 8)])
+def test_every_model_class_matches_sdpa_and_float64(q_heads, kv_heads, d, q_len, dtype, generator):
+    # MQA (Falcon-7B's 71 heads: 5 row blocks of 16 rows; at q_len 4, 18), a group of 7 with 4 new tokens (2 blocks),
+    # head dim 96 (Phi-3-mini), head dim 256 with speculative tokens (Gemma 2), 1,024 rows over one KV head.
+    batch, capacity = 2, 900
+    q = uniform((batch, q_len, q_heads, d), dtype, generator, "cuda")
+    k, v, table = make_cache("paged", batch, capacity, kv_heads, d, dtype, generator, 16, "cuda")
+    lengths = torch.tensor([900, 2 * q_len + 3], dtype=torch.int32, device="cuda")
+    for strategy in ("stream-k", "fixed-split", "no-split", "auto"):
+        out = leanattn.decode(q, k, v, lengths, block_table=table, strategy=strategy)
+        assert rel_l2(out, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[dtype], strategy
+        assert rel_l2(out, sdpa(q, k, v, lengths, table).double().cpu()) <= 2 * TOLERANCE[dtype], strategy
+
+
 def test_a_captured_step_replays_for_100_steps_while_lengths_grow(generator):
     batch, capacity, q_heads, kv_heads, d, block = 4, 1024, 32, 8, 128, 16
     q = uniform((batch, 1, q_heads, d), torch.float16, generator, "cuda")
