@@ -18,6 +18,13 @@ step() {  # step NAME LOG COMMAND...: runs it with a time limit, records pass/fa
   local rc=$?
   summary+=("$(printf '%-28s rc %-3s %4ss  %s' "$name" "$rc" "$((SECONDS - t0))" "$(tail -1 "$out/$log" | cut -c1-90)")")
 }
+validate() {  # validate FLAGS...: one `cuda validate` run, headed "== FLAGS" in the log, marked FAILED when it fails
+  echo "== $*"
+  "$dev/leanattn" cuda validate "$@" || echo "   ^ FAILED"
+}
+failures() {  # failures NAME LOG: the summary line of a log of validate runs
+  summary+=("$(printf '%-28s %s failed of %s' "$1" "$(grep -c 'FAILED' "$out/$2")" "$(grep -c '^==' "$out/$2")")")
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/machine.txt" 2>&1
 step "test_cuda" test_cuda.log "$dev/test_cuda"
 step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/tests/test_gpu.py python/tests/test_decode_cpu.py
@@ -26,13 +33,12 @@ step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/t
     for shape in "--batch 3 --heads 8 --head-dim 64 --ctx 1,5000,257" "--batch 2 --heads 16 --kv-heads 8 --head-dim 128 --ctx 3000,700" \
                  "--batch 2 --heads 32 --kv-heads 8 --head-dim 128 --ctx 4100,129" "--batch 1 --heads 64 --kv-heads 8 --head-dim 64 --ctx 20000"; do
       for dt in fp16 bf16; do
-        echo "== $shape --layout $layout --dtype $dt"
-        "$dev/leanattn" cuda validate $shape --layout $layout --dtype $dt || echo "   ^ FAILED"
+        validate $shape --layout $layout --dtype $dt
       done
     done
   done
 } >"$out/validate.log" 2>&1
-summary+=("$(printf '%-28s %s failed of %s' "cuda validate" "$(grep -c 'FAILED' "$out/validate.log")" "$(grep -c '^==' "$out/validate.log")")")
+failures "cuda validate" validate.log
 # Every kernel path: rows = group x q_len from 1 to 1024 (MQA 71 and 128 at q_len 4 and 8: row blocks), each head dim,
 # both dtypes, the four cache layouts in turn; a request as short as q_len among them.
 {
@@ -42,27 +48,23 @@ summary+=("$(printf '%-28s %s failed of %s' "cuda validate" "$(grep -c 'FAILED' 
     for gq in 1:1 1:2 3:1 7:1 4:4 5:4 16:2 7:8 71:1 16:8 71:4 128:8; do
       g=${gq%%:*}; q=${gq#*:}
       for dt in fp16 bf16; do
-        flags="${layouts[$((n % 4))]} --dtype $dt --batch 3 --kv-heads 2 --heads $((2 * g)) --q-len $q --head-dim $d --ctx $q,700,2600"
+        validate ${layouts[$((n % 4))]} --dtype $dt --batch 3 --kv-heads 2 --heads $((2 * g)) --q-len $q --head-dim $d --ctx $q,700,2600
         n=$((n + 1))
-        echo "== $flags"
-        "$dev/leanattn" cuda validate $flags || echo "   ^ FAILED"
       done
     done
   done
 } >"$out/paths.log" 2>&1
-summary+=("$(printf '%-28s %s failed of %s' "kernel paths" "$(grep -c 'FAILED' "$out/paths.log")" "$(grep -c '^==' "$out/paths.log")")")
+failures "kernel paths" paths.log
 {
   for f in data/models/*.json; do
     for q in 1 4; do
       for dt in fp16 bf16; do
-        flags="--model $(basename "$f" .json) --q-len $q --dtype $dt --layout ragged --batch 4 --ctx 3000,77,1500,9000"
-        echo "== $flags"
-        "$dev/leanattn" cuda validate $flags || echo "   ^ FAILED"
+        validate --model "$(basename "$f" .json)" --q-len $q --dtype $dt --layout ragged --batch 4 --ctx 3000,77,1500,9000
       done
     done
   done
 } >"$out/models.log" 2>&1
-summary+=("$(printf '%-28s %s failed of %s' "every model" "$(grep -c 'FAILED' "$out/models.log")" "$(grep -c '^==' "$out/models.log")")")
+failures "every model" models.log
 step "run() host time" overhead.log "$dev/bench_cuda_run_overhead"
 step "memcheck paged" memcheck.log compute-sanitizer --tool memcheck "$dev/leanattn" cuda validate --batch 2 --heads 8 --kv-heads 2 --head-dim 128 --ctx 300,70 --layout paged --block-size 16
 step "racecheck GQA" racecheck.log compute-sanitizer --tool racecheck "$dev/leanattn" cuda validate --batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 3000 --strategy stream-k
