@@ -20,6 +20,7 @@ Problem to_problem(const leanattn_problem* in) {
     p.head_dim = in->head_dim;
     p.q_len = in->q_len;
     p.tile = in->tile != 0 ? in->tile : default_tile(in->head_dim);
+    p.tile_rows = in->tile_rows;
     p.ctx.assign(in->ctx, in->ctx + in->batch);
     check_problem(p);
     return p;

@@ -47,7 +47,8 @@ void check_supported(const Problem& p, DType dtype) {
     const std::int64_t most = max_q_rows(p.head_dim);
     if (p.block_rows() > most) {
         throw InputError("tile_rows " + std::to_string(p.tile_rows), "an output tile of " + std::to_string(p.block_rows()) + " query rows: the CUDA kernels hold at most " +
-                                                                      std::to_string(most) + " at head_dim " + std::to_string(p.head_dim) + " (0 picks that)");
+                                                                      std::to_string(most) + " at head_dim " + std::to_string(p.head_dim) + ": ask for " + std::to_string(most) +
+                                                                      " or fewer (the default, " + std::to_string(default_tile_rows) + ", always fits)");
     }
 }
 

@@ -16,7 +16,7 @@ int main(void) {
     const int32_t seqlens[1] = {100};
     const int64_t ctx[1] = {BLOCKS * BLOCK};
 
-    leanattn_problem problem = {1, HEADS, KV_HEADS, D, 1, 0, ctx};
+    leanattn_problem problem = {1, HEADS, KV_HEADS, D, 1, 0, ctx, 0}; /* tile 0, tile_rows 0: the defaults */
     leanattn_plan_options options;
     memset(&options, 0, sizeof options);
     leanattn_plan* plan = NULL;

@@ -41,7 +41,7 @@ i32p = ctypes.POINTER(ctypes.c_int32)
 
 class Problem(ctypes.Structure):
     _fields_ = [("batch", i64), ("q_heads", i64), ("kv_heads", i64), ("head_dim", i64), ("q_len", i64), ("tile", i64),
-                ("ctx", ctypes.POINTER(i64))]
+                ("ctx", ctypes.POINTER(i64)), ("tile_rows", i64)]
 
 
 class PlanOptions(ctypes.Structure):
@@ -170,7 +170,7 @@ def check_batch(batch):
     return batch
 
 
-def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0):
+def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0, tile_rows=0):
     """A Problem struct and the array it points to (keep both alive while the struct is used)."""
     fields = [as_int64(name, value) for name, value in
               (("batch", batch), ("q_heads", q_heads), ("kv_heads", kv_heads), ("head_dim", head_dim), ("q_len", q_len), ("tile", tile))]
@@ -178,7 +178,7 @@ def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0):
     if len(ctx) != batch:
         raise ValueError(f"ctx gives {len(ctx)} context lengths for a batch of {batch}; give one value, or one per request")
     ctx_array = (i64 * len(ctx))(*ctx)
-    return Problem(*fields, ctx_array), ctx_array
+    return Problem(*fields, ctx_array, as_int64("tile_rows", tile_rows)), ctx_array
 
 
 def make_options(strategy=None, splits=0, grid=0, device=None, cuda_device=0, stream_k_rule=None, snap=0):

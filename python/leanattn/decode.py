@@ -103,14 +103,20 @@ class DecodePlan:
     run() allocates nothing when given `out` (and `lse`) and check_lengths=False, and enqueues its kernels on
     torch's current stream: capture it in a CUDA graph, then update cache_seqlens (and block_table) in place
     between replays. The plan is made for the cache's capacity; each run derives its per-request work from
-    the live lengths on the device."""
+    the live lengths on the device.
 
-    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None):
+    tile_rows: query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV head
+    with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over
+    the shapes measured; up to 128 (64 at head_dim 256) on the GPU, where larger tiles pay once the HBM is
+    saturated (large batches of large groups)."""
+
+    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None, tile_rows=0):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
         self.device = q.device
         self.dtype = q.dtype
-        problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch))
+        problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch),
+                                            tile_rows=tile_rows)
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
         options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule)
         kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU

@@ -70,3 +70,27 @@ def test_the_result_is_bitwise_identical_run_to_run(generator):
     first = leanattn.decode(q, k, v, lengths)
     for _ in range(5):
         assert torch.equal(leanattn.decode(q, k, v, lengths), first)
+
+
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+def test_row_blocks_match_float64_and_one_tile(strategy, generator):
+    # 7 query heads per KV head x 3 new tokens = 21 rows: tiles of 4 rows cut each KV head into 6 row blocks
+    # (five of 4 rows and a last of 1), each reading the KV head's K and V itself.
+    q = uniform((2, 3, 14, 32), torch.float32, generator)
+    k, v, table = make_cache("paged", 2, 200, 2, 32, torch.float32, generator, 16)
+    lengths = torch.tensor([200, 57], dtype=torch.int32)
+    blocked = leanattn.DecodePlan(q, k, v, table, strategy=strategy, tile_rows=4)
+    assert len(blocked.to_dict()["outputs"]) == 2 * 2 * 6
+    out = torch.full_like(q, float("nan"))
+    blocked.run(q, k, v, lengths, table, out=out)
+    assert rel_l2(out, reference(q, k, v, lengths, table)[0]) <= 1e-5
+    if strategy == "no-split":  # no partials to merge: each row is computed exactly as in one tile of all 21
+        whole = leanattn.DecodePlan(q, k, v, table, strategy=strategy, tile_rows=21)
+        assert len(whole.to_dict()["outputs"]) == 2 * 2
+        assert torch.equal(out, whole.run(q, k, v, lengths, table))
+
+
+def test_schedule_reports_row_blocks():
+    plan = leanattn.schedule(heads=71, kv_heads=1, ctx=1000, tile_rows=16, strategy="no-split")
+    rows = [(o["first_row"], o["rows"]) for o in plan["outputs"]]
+    assert rows == [(0, 15), (15, 15), (30, 15), (45, 15), (60, 11)]  # 71 rows in 5 blocks of at most 16

@@ -68,3 +68,9 @@ def test_devices_must_agree(case):
     q, k, v, table, lengths = case
     meta = torch.empty(k.shape, dtype=k.dtype, device="meta")
     raises(ValueError, "k_cache", lambda: leanattn.decode(q, meta, meta, lengths, table))
+
+
+def test_tile_rows_must_be_an_int_and_not_negative(case):
+    q, k, v, table, _ = case
+    raises(TypeError, "tile_rows", lambda: leanattn.DecodePlan(q, k, v, table, tile_rows=2.5))
+    raises(ValueError, "tile_rows", lambda: leanattn.DecodePlan(q, k, v, table, tile_rows=-1))
