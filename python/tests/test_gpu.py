@@ -62,6 +62,20 @@ def test_every_model_class_matches_sdpa_and_float64(q_heads, kv_heads, d, q_len,
         assert rel_l2(out, sdpa(q, k, v, lengths, table).double().cpu()) <= 2 * TOLERANCE[dtype], strategy
 
 
+@pytest.mark.parametrize("tile_rows", [32, 128])
+def test_larger_row_blocks_through_the_plan(tile_rows, generator):
+    # Falcon-7B's 71 query heads at q_len 4 (284 rows) in tiles of 32 (9 blocks) or 128 (3 blocks, teams of warps).
+    q = uniform((2, 4, 71, 64), torch.float16, generator, "cuda")
+    k, v, table = make_cache("paged", 2, 600, 1, 64, torch.float16, generator, 16, "cuda")
+    lengths = torch.tensor([600, 11], dtype=torch.int32, device="cuda")
+    for strategy in ("stream-k", "fixed-split", "no-split"):
+        plan = leanattn.DecodePlan(q, k, v, table, strategy=strategy, tile_rows=tile_rows)
+        assert len(plan.to_dict()["outputs"]) == 2 * -(-284 // tile_rows)
+        out = torch.full_like(q, float("nan"))
+        plan.run(q, k, v, lengths, table, out=out)
+        assert rel_l2(out, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.float16], strategy
+
+
 def test_a_captured_step_replays_for_100_steps_while_lengths_grow(generator):
     batch, capacity, q_heads, kv_heads, d, block = 4, 1024, 32, 8, 128, 16
     q = uniform((batch, 1, q_heads, d), torch.float16, generator, "cuda")
