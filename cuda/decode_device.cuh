@@ -70,10 +70,36 @@ __device__ inline void merge_state(float& m, float& l, float& a, float m2, float
 
 // 16-byte global → shared copy that bypasses registers and L1; `live == false` writes zeros instead
 // (a token past the end of the context: its p is 0, and 0 · garbage could be NaN, 0 · 0 is not).
-__device__ inline void cp_async_16(uint4* smem, const void* gmem, bool live) {
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+// `dst` is an address in the shared window (shared_address): loops that copy every turn keep one such base
+// and add offsets, so the generic-to-shared conversion (which reads the CTA's id in its cluster on sm_90, and
+// which the compiler may redo inside the loop rather than keep in a register) happens once per segment.
+__device__ inline std::uint32_t shared_address(const void* smem) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)); }
+__device__ inline void cp_async_16(std::uint32_t dst, const void* gmem, bool live) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(gmem), "r"(live ? 16 : 0) : "memory");
 }
+__device__ inline void cp_async_16(uint4* smem, const void* gmem, bool live) { cp_async_16(shared_address(smem), gmem, live); }
+// 16 bytes at shared-window address `addr` (volatile: after a cp.async wait, never hoisted above it).
+__device__ inline uint4 load_shared_16(std::uint32_t addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+    return v;
+}
+
+// Which stage of a warp's (or team's) cp.async pipeline a turn issues into or reads: block j of a segment sits
+// in stage j mod STAGES. The cursor is carried from turn to turn (an add, or a step back to the first stage)
+// rather than computed from j: computed, it cost a 64-bit remainder per turn, and the compiler rebuilt the
+// stages' base address from the CTA's cluster id (an S2R) every turn rather than hold it in a register; long
+// no-split segments ran 5-12% slower for it (bench/NOTES.md, v18).
+template <int STAGES, std::uint32_t STAGE_BYTES>
+struct StageCursor {
+    std::uint32_t at;  // the stage's shared-window address
+    int index = 0;     // which stage it is
+    __device__ explicit StageCursor(std::uint32_t first) : at(first) {}
+    __device__ void advance() {
+        if (++index == STAGES) index = 0, at -= (STAGES - 1) * STAGE_BYTES;
+        else at += STAGE_BYTES;
+    }
+};
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>
 __device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }

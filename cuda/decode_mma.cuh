@@ -52,12 +52,10 @@ __device__ inline void mma_16816(float d[4], const std::uint32_t a[4], std::uint
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-__device__ inline void ldmatrix_x4(std::uint32_t r[4], const void* smem_row) {
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
+__device__ inline void ldmatrix_x4(std::uint32_t r[4], std::uint32_t addr) {  // addr: shared_address
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
-__device__ inline void ldmatrix_x4_trans(std::uint32_t r[4], const void* smem_row) {
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem_row));
+__device__ inline void ldmatrix_x4_trans(std::uint32_t r[4], std::uint32_t addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
@@ -130,7 +128,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const int team_lane = member * 32 + lane;
     const int row0 = 16 * row_tile + lane / 4, row1 = row0 + 8;  // accumulator rows of this lane: (c0, c1), (c2, c3)
     const int col2 = 2 * (lane % 4);
-    uint4* const team_smem = smem + team * team_slots;
+    // The team's stages in the shared window (StageCursor says why an address and not a pointer).
+    const std::uint32_t team_stages = shared_address(smem + team * team_slots);
     const SharedStates<16, slice_dims, Shape::team, Shape::dim_slices> states{smem, warp_slots};
     const std::int64_t cta = blockIdx.x;
     const T* Q = static_cast<const T*>(p.tensors.q.data);
@@ -171,10 +170,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         // Teams of several warps synchronise CTA-wide (team_sync), so every team takes as many turns as the
         // first, which has the most blocks; a team past its own blocks only keeps the barriers.
         const std::int64_t turns = Shape::team == 1 ? blocks : (tok_end - tok_begin + stride - 1) / stride;
-        auto issue = [&](std::int64_t i) {
+        StageCursor<stages, 16u * stage_slots> issue_stage(team_stages), read_stage(team_stages);
+        auto issue = [&](std::int64_t i, std::uint32_t kb) {
             if (i < blocks) {
-                uint4* kb = team_smem + (i % stages) * stage_slots;
-                uint4* vb = kb + block_slots;
+                const std::uint32_t vb = kb + 16u * block_slots;
                 const std::int64_t start = first + i * stride;
                 with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
@@ -183,8 +182,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                         if (block_slots % (32 * Shape::team) != 0 && e >= block_slots) break;
                         const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
                         const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
-                        cp_async_16(kb + swizzled<chunks>(t, c), K + src, live);
-                        cp_async_16(vb + swizzled<chunks>(t, c), V + src, live);
+                        cp_async_16(kb + 16u * swizzled<chunks>(t, c), K + src, live);
+                        cp_async_16(vb + 16u * swizzled<chunks>(t, c), V + src, live);
                     }
                 });
             }
@@ -195,7 +194,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         std::int64_t contributors = 1;
         for (std::int64_t i = 1 - stages; i < turns; ++i) {
             team_sync<Shape::team>();  // every warp of the team is done reading the stage the next issue overwrites
-            issue(i + stages - 1);
+            issue(i + stages - 1, issue_stage.at);
+            issue_stage.advance();
             if (i < 0) {
                 // The fill's last turn: the peers a host waits for, found while its first copies fly.
                 if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
@@ -203,9 +203,9 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
             }
             cp_async_wait<stages - 1>();
             team_sync<Shape::team>();  // the team's copies of block i are visible to all its lanes
+            const std::uint32_t kb = read_stage.at, vb = kb + 16u * block_slots;
+            read_stage.advance();
             if (Shape::team > 1 && (!computes || i >= blocks)) continue;  // one warp's tile always has rows and blocks
-            const uint4* kb = team_smem + (i % stages) * stage_slots;
-            const uint4* vb = kb + block_slots;
             const std::int64_t start = first + i * stride;
 
             // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of the block.
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                 for (int kc2 = 0; kc2 < D / 32; ++kc2) {
                     // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
                     std::uint32_t kf[4];
-                    ldmatrix_x4(kf, kb + swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
+                    ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
                     mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
                     mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
                 }
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
                 // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
                 const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
                 std::uint32_t vf[4];
-                ldmatrix_x4_trans(vf, vb + swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+                ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {
                     float* acc = o[2 * nd2 + half];

@@ -32,8 +32,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     extern __shared__ uint4 smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     constexpr int warp_slots = warp_smem_bytes / 16;
-    uint4* const warp_smem = smem + warp * warp_slots;
-    auto stage_k = [](uint4* base, std::int64_t stage) { return base + stage * 2 * steps * 32; };
+    const std::uint32_t warp_stages = shared_address(smem + warp * warp_slots);  // StageCursor says why not a pointer
     auto state_of = [&](int w) { return reinterpret_cast<WarpState<ROWS, D>*>(smem + w * warp_slots); };
     const SharedStates<ROWS, D, 1, 1> states{smem, warp_slots};  // one state per warp
     static_assert(sizeof(WarpState<ROWS, D>) <= warp_smem_bytes, "a warp's state fits its stage memory");
@@ -72,10 +71,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
         // lane's own wait_group is the only synchronisation needed.
         const std::int64_t first = tok_begin + warp * block_tokens;
         const std::int64_t blocks = first < tok_end ? (tok_end - first + warps * block_tokens - 1) / (warps * block_tokens) : 0;
-        auto issue = [&](std::int64_t i) {
+        StageCursor<stages, stage_bytes> issue_stage(warp_stages), read_stage(warp_stages);
+        auto issue = [&](std::int64_t i, std::uint32_t ks) {
             if (i < blocks) {
-                uint4* ks = stage_k(warp_smem, i % stages);
-                uint4* vs = ks + steps * 32;
+                const std::uint32_t vs = ks + steps * 32 * 16;
                 const std::int64_t start = first + i * warps * block_tokens;
                 with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
@@ -83,8 +82,8 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
                         const std::int64_t t = start + s * tokens_per_step + sub;
                         const bool live = t < tok_end;  // a dead token's copy reads nothing: any valid address will do
                         const std::int64_t at = offset_of(live ? t : tok_begin);
-                        cp_async_16(ks + s * 32 + lane, K + at, live);
-                        cp_async_16(vs + s * 32 + lane, V + at, live);
+                        cp_async_16(ks + 16u * (s * 32 + lane), K + at, live);
+                        cp_async_16(vs + 16u * (s * 32 + lane), V + at, live);
                     }
                 });
             }
@@ -93,21 +92,22 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
         // The pipeline's fill is the loop's first (stages − 1) turns: issue() has one call site (decode_mma.cuh).
         std::int64_t contributors = 1;
         for (std::int64_t i = 1 - stages; i < blocks; ++i) {
-            issue(i + stages - 1);
+            issue(i + stages - 1, issue_stage.at);
+            issue_stage.advance();
             if (i < 0) {
                 // The fill's last turn: the peers a host waits for, found while its first copies fly.
                 if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
                 continue;
             }
             cp_async_wait<stages - 1>();
-            const uint4* ks = stage_k(warp_smem, i % stages);
-            const uint4* vs = ks + steps * 32;
+            const std::uint32_t ks = read_stage.at, vs = ks + steps * 32 * 16;
+            read_stage.advance();
             const std::int64_t start = first + i * warps * block_tokens;
             float score[steps][ROWS];
 #pragma unroll
             for (int s = 0; s < steps; ++s) {
                 float kf[8];
-                to_float8(ks[s * 32 + lane], K, kf);
+                to_float8(load_shared_16(ks + 16u * (s * 32 + lane)), K, kf);
                 const bool live = start + s * tokens_per_step + sub < tok_end;
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) {
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
 #pragma unroll
             for (int s = 0; s < steps; ++s) {
                 float vf[8];
-                to_float8(vs[s * 32 + lane], V, vf);
+                to_float8(load_shared_16(vs + 16u * (s * 32 + lane)), V, vf);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) {
                     const float pr = m_new[r] == -INFINITY ? 0.0f : exp2_or_zero(score[s][r] - m_new[r]);

@@ -20,9 +20,10 @@ mkdir -p "$out"
 export LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1
 # shellcheck source=bench/gpu/target_shapes.sh
 source "$(dirname "$0")/target_shapes.sh"
-shapes=("${target_shapes[@]}"  # and two the targets lack: a long GQA context, group 2
+shapes=("${target_shapes[@]}"  # and three the targets lack: a long GQA context, group 2, a long MHA (CUDA-core) one
   "b1-h32kv8-d128-64k:--batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 65536"
-  "b1-h32kv16-d64-16k:--batch 1 --heads 32 --kv-heads 16 --head-dim 64 --ctx 16384")
+  "b1-h32kv16-d64-16k:--batch 1 --heads 32 --kv-heads 16 --head-dim 64 --ctx 16384"
+  "b1-h32kv32-d128-16k:--batch 1 --heads 32 --head-dim 128 --ctx 16384")
 for s in "${shapes[@]}"; do
   name=${s%%:*}; flags=${s#*:}
   for round in 1 2; do
