@@ -1,5 +1,10 @@
 // split_reduce.cuh — fixed-split's second launch: one CTA per output tile merges its splits' partials in
 // split order (Flash-Decoding's combine kernel) and writes O and the LSE through their strides.
+//
+// A thread owns one value of the tile and reads its splits' partials eight at a time, the eight loads
+// independent of each other and of the merge, then merges them as a stream-k host merges its peers
+// (merge_row_states: one maximum, one exponential per partial). Merged one by one, each split cost a round
+// trip to L2 in a chain: a Falcon-7B (MQA) step spent most of its time here (bench/NOTES.md, v19).
 #pragma once
 
 #include "decode_device.cuh"
@@ -9,6 +14,7 @@ namespace leanattn::cuda {
 template <typename T, int D>
 __global__ void __launch_bounds__(detail::threads) split_reduce_kernel(const DecodeParams p) {
     using namespace detail;
+    constexpr int batch = 8;
     const std::int64_t entries = static_cast<std::int64_t>(p.rows) * D;  // the slot layout's (decode_device.cuh)
     const std::int64_t slot_floats = entries + 2 * p.rows;
     const PlanView plan = live_plan_view(p);
@@ -17,15 +23,25 @@ __global__ void __launch_bounds__(detail::threads) split_reduce_kernel(const Dec
     if (contributors < 2) return;  // written directly by its only split (or, with no live tokens, by none)
     const SegmentSpan span = output_span(p, output);  // store_output needs no token
     const std::int64_t own = static_cast<std::int64_t>(span.rows) * D;
+    const float* const splits = p.partials + plan::contributor(plan, output, 0) * slot_floats;  // consecutive slots
     for (std::int64_t e = threadIdx.x; e < own; e += threads) {
         const int r = static_cast<int>(e / D), d = static_cast<int>(e % D);
-        float m = -INFINITY, l = 0.0f, a = 0.0f;
-        for (std::int64_t i = 0; i < contributors; ++i) {
-            const float* slot = p.partials + plan::contributor(plan, output, i) * slot_floats;
-            merge_state(m, l, a, slot[entries + r], slot[entries + p.rows + r], slot[e]);
+        RowState<1> acc;
+#pragma unroll 1
+        for (std::int64_t i0 = 0; i0 < contributors; i0 += batch) {
+            const int count = static_cast<int>(contributors - i0 < batch ? contributors - i0 : batch);
+            RowState<1> parts[batch];
+#pragma unroll
+            for (int b = 0; b < batch; ++b) {
+                if (b >= count) continue;
+                const float* slot = splits + (i0 + b) * slot_floats;
+                parts[b].m = slot[entries + r];
+                parts[b].l = slot[entries + p.rows + r];
+                parts[b].a[0] = slot[e];
+            }
+            merge_row_states(acc, parts, count);
         }
-        const float value[1] = {a};
-        store_output<T>(p, span, r, d, m, l, value);
+        store_output<T>(p, span, r, d, acc.m, acc.l, acc.a);
     }
 }
 
