@@ -23,9 +23,14 @@ void poison_nan(void* data, std::size_t bytes, cudaStream_t stream = nullptr);
 // Enqueues a kernel that does nothing (one CTA of one thread): the floor of any launch's host time.
 void launch_empty_kernel(cudaStream_t stream);
 
-// Evicts the L2 by writing a buffer four times its size.
+// Evicts the L2 as the GPU suite does (bench/gpu/timing.py): writes twice its size, then reads another twice
+// its size, so that the L2 holds clean lines (dirty ones would be written back while the timed kernel reads, and
+// charge it for the flush: ~7 us a decode, measured on an H100, 2026-11-24), then spins on the GPU for
+// flush_spin_cycles so that a timing event enqueued next, and the work after it, are queued before the GPU reaches
+// them: the host's launch time stays out.
 class L2Flusher {
 public:
+    static constexpr long long flush_spin_cycles = 40000;
     L2Flusher();
     void flush(cudaStream_t stream) const;
 
