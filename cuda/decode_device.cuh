@@ -77,7 +77,6 @@ __device__ inline std::uint32_t shared_address(const void* smem) { return static
 __device__ inline void cp_async_16(std::uint32_t dst, const void* gmem, bool live) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(gmem), "r"(live ? 16 : 0) : "memory");
 }
-__device__ inline void cp_async_16(uint4* smem, const void* gmem, bool live) { cp_async_16(shared_address(smem), gmem, live); }
 // 16 bytes at shared-window address `addr` (volatile: after a cp.async wait, never hoisted above it).
 __device__ inline uint4 load_shared_16(std::uint32_t addr) {
     uint4 v;

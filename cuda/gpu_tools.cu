@@ -31,15 +31,16 @@ __global__ void fill_random_kernel(T* data, std::int64_t n, std::uint64_t seed) 
 
 __global__ void empty_kernel() {}
 
-// Reads n 16-byte words through the L2 and keeps nothing: the loads stay (their XOR decides a store that a
-// real buffer's contents never trigger), the lines they bring in are clean.
-__global__ void read_kernel(const uint4* data, std::int64_t n, unsigned* sink) {
+// Reads n 16-byte words through the L2 and keeps nothing: the lines they bring in are clean. The loads stay
+// because their XOR decides a store: only when it equals `key`, a run-time value the flush buffer's bytes never
+// produce (so the compiler cannot drop the loads, and the sink is never written in practice).
+__global__ void read_kernel(const uint4* data, std::int64_t n, unsigned key, unsigned* sink) {
     unsigned acc = 0;
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
         const uint4 v = __ldcg(data + i);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
-    if (acc == 0x9E3779B9u && threadIdx.x == 0xFFFF) *sink = acc;
+    if (acc == key) *sink = acc;
 }
 
 __global__ void spin_kernel(long long cycles) {
@@ -72,15 +73,17 @@ L2Flusher::L2Flusher() {
     int device = 0, l2 = 0;
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "L2 size");
-    scratch_ = DeviceBuffer(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 4);
+    scratch_ = DeviceBuffer(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 4 + sizeof(unsigned));  // + the read's sink
     check(cudaMemset(scratch_.get(), 0x5A, scratch_.bytes()), "fill the flush buffer");  // the read half is defined
 }
 
 void L2Flusher::flush(cudaStream_t stream) const {
-    const std::size_t half = scratch_.bytes() / 2;
-    check(cudaMemsetAsync(scratch_.get(), 0x5A, half, stream), "flush L2 (write)");
-    read_kernel<<<fill_blocks, fill_threads, 0, stream>>>(reinterpret_cast<const uint4*>(scratch_.get<const char>() + half),
-                                                          static_cast<std::int64_t>(half / sizeof(uint4)), nullptr);
+    // Bytes 0x5A: any XOR of 16-byte words of them is 0 or 0x5A5A5A5A, never the key.
+    const std::size_t half = (scratch_.bytes() - sizeof(unsigned)) / 2;
+    char* const base = scratch_.get<char>();
+    check(cudaMemsetAsync(base, 0x5A, half, stream), "flush L2 (write)");
+    read_kernel<<<fill_blocks, fill_threads, 0, stream>>>(reinterpret_cast<const uint4*>(base + half), static_cast<std::int64_t>(half / sizeof(uint4)),
+                                                          0x9E3779B9u, reinterpret_cast<unsigned*>(base + 2 * half));
     check(cudaGetLastError(), "flush L2 (read)");
     spin_kernel<<<1, 1, 0, stream>>>(flush_spin_cycles);
     check(cudaGetLastError(), "flush L2 (spin)");
