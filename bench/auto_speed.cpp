@@ -2,9 +2,11 @@
 //
 // Reads a measured sweep (`leanattn cuda bench --shapes` JSON lines, e.g. the calibration's held-out one),
 // and for each problem times, over 20 repetitions (median): planning each default strategy
-// (make_schedule), simulating each plan under the kernel model, and the whole choice. One core, Release build.
+// (make_schedule), simulating each plan under the kernel model (simulate(), and the makespan alone that the
+// choice uses, sim/makespan.hpp, checked equal), and the whole choice. One core, Release build.
 //   bench_auto_speed data/kernels/leanattn-h100.json h100-sxm bench/results/raw/…/heldout-1.jsonl
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "data_catalog.hpp"
 #include "measured_runs.hpp"
+#include "sim/makespan.hpp"
 #include "sim/simulation.hpp"
 #include "sim/strategy_choice.hpp"
 
@@ -46,7 +49,8 @@ int main(int argc, char** argv) {
     const sim::KernelModel kernel = app::load_kernel(argv[1], device);
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     const app::MeasuredSweep sweep = app::read_measured({argv[3]});
-    std::vector<double> plan_us[3], estimate_us[3], choice_us;
+    std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], choice_us;
+    double worst_disagreement = 0.0;
     const Strategy strategies[3] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
     for (std::size_t i = 0; i < sweep.runs.size(); i += 3) {
         const sim::MeasuredRun& r = sweep.runs[i];
@@ -59,12 +63,17 @@ int main(int argc, char** argv) {
             so.bytes_per_element = r.bytes_per_element;
             so.kernel = &kernel;
             estimate_us[s].push_back(time_us([&] { (void)sim::simulate(plan, so); }));
+            makespan_us[s].push_back(time_us([&] { (void)sim::simulated_makespan_ns(plan, kernel, r.bytes_per_element); }));
+            const double full = sim::simulate(plan, so).makespan_ns, fast = sim::simulated_makespan_ns(plan, kernel, r.bytes_per_element);
+            worst_disagreement = std::max(worst_disagreement, std::abs(fast / full - 1.0));
         }
         choice_us.push_back(time_us([&] { (void)sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element); }));
     }
     std::printf("%zu problems of %s on %s under %s; median over problems of the median of 20 repetitions, us\n", choice_us.size(), argv[3], argv[2], argv[1]);
-    std::printf("%-12s %10s %12s\n", "strategy", "plan_us", "simulate_us");
-    for (int s = 0; s < 3; ++s) std::printf("%-12s %10.2f %12.2f\n", std::string(strategy_name(strategies[s])).c_str(), median(plan_us[s]), median(estimate_us[s]));
+    std::printf("%-12s %10s %12s %12s\n", "strategy", "plan_us", "simulate_us", "makespan_us");
+    for (int s = 0; s < 3; ++s)
+        std::printf("%-12s %10.2f %12.2f %12.2f\n", std::string(strategy_name(strategies[s])).c_str(), median(plan_us[s]), median(estimate_us[s]), median(makespan_us[s]));
+    std::printf("simulated_makespan_ns against simulate(): worst relative difference %.3g\n", worst_disagreement);
     std::sort(choice_us.begin(), choice_us.end());
     std::printf("choose_strategy (every candidate weighed): median %.2f us, 90th percentile %.2f, worst %.2f\n", median(choice_us),
                 choice_us[choice_us.size() * 9 / 10], choice_us.back());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/device_spec.hpp"
+#include "kernel_model.hpp"
 
 namespace leanattn::sim {
 
@@ -44,5 +45,9 @@ private:
     std::vector<double> latency_;  // (largest partition's SMs + 1)
     std::vector<double> factor_;   // per SM; empty: all 1
 };
+
+// The memory law `kernel` reads `device` with: the GPU's SMs and partitions, the kernel's bandwidth
+// (kernel_bandwidth_gb_per_s), latency, bytes in flight, knee and SMs' latency spread.
+MemoryModel kernel_memory_model(const KernelModel& kernel, const DeviceSpec& device);
 
 }  // namespace leanattn::sim

@@ -15,13 +15,7 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     }
     const DeviceSpec& device = schedule.device;
     const KernelModel kernel = options.kernel != nullptr ? *options.kernel : paper_kernel(device);
-    DeviceTiming memory_law = device.timing;  // the GPU's partitions; the rest of the law is the kernel's
-    memory_law.hbm_bandwidth_gb_per_s = kernel_bandwidth_gb_per_s(kernel, device);
-    memory_law.mem_latency_ns = kernel.stream_latency_ns;
-    memory_law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm;
-    memory_law.latency_knee_exponent = kernel.latency_knee_exponent;
-    MemoryModel memory(memory_law, device.sms);
-    memory.set_sm_latency_spread(kernel.sm_latency_spread);
+    const MemoryModel memory = kernel_memory_model(kernel, device);
     SmTimeline timeline(device.sms, options.record_timeline);
 
     SimResult r;

@@ -1,12 +1,13 @@
 #include "strategy_choice.hpp"
 
-#include "simulation.hpp"
+#include "makespan.hpp"
 
 namespace leanattn::sim {
 
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
                                const PlanOptions& base, bool vary_parameters) {
     const DeviceSpec planned = device_for_kernel(device, kernel);
+    const MakespanModel model(kernel, planned);
     StrategyChoice choice;
     // Weighs one plan; it is chosen when it beats the choice so far by `margin` (a share of its time).
     const auto weigh = [&](Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
@@ -15,10 +16,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
         o.splits = splits;
         o.grid = grid;
         const Schedule plan = make_schedule(problem, planned, o);
-        SimOptions so;
-        so.bytes_per_element = bytes_per_element;
-        so.kernel = &kernel;
-        const double us = simulate(plan, so).makespan_ns / 1e3;
+        const double us = model.makespan_ns(plan, bytes_per_element) / 1e3;
         choice.candidates.push_back({o, plan.grid, plan.splits, us});
         if (choice.candidates.size() == 1 || us < choice.predicted_us * (1.0 - margin)) {
             choice.options = o;

@@ -4,8 +4,9 @@
 // stream-k (the aligned rule, then at the full, three-quarter and half grid), plays each on the simulator under
 // the kernel model, and returns the fastest; a plan must beat the simpler ones by 0.1% to be chosen (no-split,
 // then fixed-split, then stream-k: fewer partials and merges), and a stream-k grid other than the aligned
-// rule's by 10% (strategy_choice.cpp says why). It costs a few simulations (~0.1 ms each on a CPU core for an H100-sized plan),
-// paid once when a plan is made for a cache's capacity, not at every decode step.
+// rule's by 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same
+// number simulate() gives, 15-40 us per H100-sized plan on a CPU core), paid once when a plan is made for a
+// cache's capacity, not at every decode step.
 #pragma once
 
 #include <cstdint>
