@@ -45,14 +45,17 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, bytes, PlanOptions{}, vary);
                 const auto& cand = c.candidates;
                 REQUIRE(cand.size() >= 3);
-                CHECK(cand.size() <= 8);
+                CHECK(cand.size() <= 9);
                 if (!vary) CHECK(cand.size() == 3);
                 CHECK(cand.front().options.strategy == Strategy::no_split);
                 CHECK(cand[1].options.strategy == Strategy::fixed_split);
                 CHECK(cand[1].options.splits == 0);  // FlashAttention-2's count
                 CHECK(cand.back().options.strategy == Strategy::stream_k);
-                // Plans at the default grid must win by 0.1%; stream-k at another grid (options.grid set) by 10%.
-                const auto margin = [](const sim::StrategyCandidate& x) { return x.options.grid != 0 ? 0.10 : 1e-3; };
+                // Plans at the default grid, and stream-k with k >= 2 CTAs on every output, must win by 0.1%;
+                // stream-k at the full, 3/4 or 1/2 grid by 10%.
+                const std::int64_t outputs = p.outputs();
+                const std::int64_t whole = planned.resident_ctas() / outputs * outputs < planned.resident_ctas() ? planned.resident_ctas() / outputs * outputs : -1;
+                const auto margin = [&](const sim::StrategyCandidate& x) { return x.options.grid != 0 && x.options.grid != whole ? 0.10 : 1e-3; };
                 const auto aligned = std::find_if(cand.begin(), cand.end(), [](const auto& x) { return x.options.strategy == Strategy::stream_k && x.options.grid == 0; });
                 REQUIRE(aligned != cand.end());
                 double fastest = cand.front().predicted_us;
@@ -66,10 +69,11 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                         CHECK((x.options.splits == cand[1].splits / 2 || x.options.splits == 2 * cand[1].splits));
                         CHECK(cand[1].splits >= 2);
                     }
-                    if (x.options.grid != 0) {  // only stream-k, at the full, 3/4 or 1/2 grid, never the aligned rule's own
+                    if (x.options.grid != 0) {  // only stream-k, at whole outputs or the full, 3/4 or 1/2 grid, never the aligned rule's own
                         CHECK(x.options.strategy == Strategy::stream_k);
                         CHECK(vary);
                         CHECK(x.grid != aligned->grid);
+                        if (x.options.grid == whole) CHECK(whole >= 2 * outputs);
                     } else {
                         fastest = std::min(fastest, x.predicted_us);
                     }
