@@ -36,13 +36,14 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     if (!vary_parameters || base.grid != 0) return choice;
     const std::int64_t slots = planned.resident_ctas();
     // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
-    // its 10% rule below): no CTA restarts
-    // on a second output, each host merges k − 1 partials. Weighed like a default plan (0.1%): measured on an
-    // H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of 8-16k tokens where the model predicted
-    // 1% (bench/results/raw/gpu-2026-11-24-v19-grids).
+    // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
+    // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
+    // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
+    // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
     const std::int64_t outputs = plan::outputs(stream_k.view());
-    const std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
+    std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
     if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) weigh(Strategy::stream_k, 0, whole, tie);
+    else whole = 0;  // not weighed
     // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with
     // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
     // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
