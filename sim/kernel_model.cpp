@@ -1,6 +1,7 @@
 #include "kernel_model.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "core/input_error.hpp"
 
@@ -75,6 +76,12 @@ double compute_ns(const KernelModel& kernel, const Problem& problem, double toke
 
 double partial_bytes(const Problem& problem) {
     return static_cast<double>(problem.block_rows() * (problem.head_dim + 2) * 4);
+}
+
+void check_bytes_per_element(std::int64_t bytes_per_element) {
+    if (bytes_per_element != 1 && bytes_per_element != 2 && bytes_per_element != 4) {
+        throw InputError("bytes per element " + std::to_string(bytes_per_element), "expected 1, 2 or 4");
+    }
 }
 
 void check_kernel_model(const KernelModel& k) {

@@ -107,6 +107,9 @@ double compute_ns(const KernelModel& kernel, const Problem& problem, double toke
 // Bytes of one partial of `problem`'s output tile: rows × (head_dim + 2) floats (O, m, l).
 double partial_bytes(const Problem& problem);
 
+// Throws InputError unless K and V elements weigh 1, 2 or 4 bytes (what a simulated plan may read).
+void check_bytes_per_element(std::int64_t bytes_per_element);
+
 // Throws InputError naming the field whose value is out of range (negative, not finite, zero where divided by).
 void check_kernel_model(const KernelModel& kernel);
 

@@ -4,12 +4,10 @@
 #include <functional>
 #include <limits>
 #include <queue>
-#include <string>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "core/input_error.hpp"
 #include "cta_program.hpp"
 #include "engine.hpp"
 #include "memory_model.hpp"
@@ -200,9 +198,7 @@ double launch_end_ns(const LaunchProgram& program, const DeviceSpec& device, con
 MakespanModel::MakespanModel(const KernelModel& kernel, const DeviceSpec& device) : kernel_(kernel), memory_(kernel_memory_model(kernel, device)) {}
 
 double MakespanModel::makespan_ns(const Schedule& schedule, std::int64_t bytes_per_element) const {
-    if (bytes_per_element != 1 && bytes_per_element != 2 && bytes_per_element != 4) {
-        throw InputError("bytes per element " + std::to_string(bytes_per_element), "expected 1, 2 or 4");
-    }
+    check_bytes_per_element(bytes_per_element);
     double t = launch_end_ns(main_launch(schedule, kernel_, bytes_per_element), schedule.device, memory_, kernel_.launch_ns);
     if (schedule.launches > 1) t = launch_end_ns(reduce_launch(schedule, kernel_), schedule.device, memory_, t + kernel_.reduce_launch_ns);
     return t;

@@ -1,8 +1,6 @@
 #include "simulation.hpp"
 
-#include <string>
 
-#include "core/input_error.hpp"
 #include "cta_program.hpp"
 #include "engine.hpp"
 #include "memory_model.hpp"
@@ -10,9 +8,7 @@
 namespace leanattn::sim {
 
 SimResult simulate(const Schedule& schedule, const SimOptions& options) {
-    if (options.bytes_per_element != 1 && options.bytes_per_element != 2 && options.bytes_per_element != 4) {
-        throw InputError("bytes per element " + std::to_string(options.bytes_per_element), "expected 1, 2 or 4");
-    }
+    check_bytes_per_element(options.bytes_per_element);
     const DeviceSpec& device = schedule.device;
     const KernelModel kernel = options.kernel != nullptr ? *options.kernel : paper_kernel(device);
     const MemoryModel memory = kernel_memory_model(kernel, device);
