@@ -83,6 +83,7 @@ TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& devi
     for (const MeasuredKernel& mk : trace.kernels) {
         PlanOptions options;
         options.strategy = mk.strategy;
+        if (mk.strategy == Strategy::stream_k) options.grid = mk.grid;  // the plan that ran (calibration.cpp's plan_runs says why)
         const Schedule plan = make_schedule(trace.problem, planned, options);
         sim::SimOptions so;
         so.bytes_per_element = dtype_bytes(trace.dtype);

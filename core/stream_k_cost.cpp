@@ -273,8 +273,12 @@ std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Pro
     for (std::int64_t b = 0; b < plan.batch; ++b) n_max = std::max(n_max, plan.request_tiles[b]);
     std::vector<std::int64_t> grids = {plan.grid};
     if (!grid_given) {
-        for (std::int64_t g = plan.grid / 2; g >= 1; g /= 2) grids.push_back(g);
         const std::int64_t outputs = plan::outputs(plan);
+        const std::int64_t whole = outputs > 0 ? plan.grid / outputs * outputs : 0;  // k CTAs on every output
+        if (whole >= 2 * outputs && whole < plan.grid) grids.push_back(whole);
+        for (std::int64_t g = plan.grid / 2; g >= 1; g /= 2) {
+            if (g != whole) grids.push_back(g);
+        }
         if (outputs < plan.grid && std::find(grids.begin(), grids.end(), outputs) == grids.end()) grids.push_back(outputs);
     }
 

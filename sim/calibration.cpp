@@ -17,6 +17,9 @@ PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& de
     for (const MeasuredRun& r : runs) {
         PlanOptions options;
         options.strategy = r.strategy;
+        // Stream-k at the grid the GPU ran: the aligned rule has weighed more grids since some sweeps were
+        // measured, and a replay plays the plan that ran (at a given grid the rule's snap is the one it chose).
+        if (r.strategy == Strategy::stream_k && r.grid > 0) options.grid = r.grid;
         out.plans.push_back(make_schedule(r.problem, planned, options));
         out.grid_matches.push_back(out.plans.back().grid == r.grid);
     }

@@ -3,7 +3,8 @@
 // A measured run is one (problem, strategy) timed on a GPU (`leanattn cuda bench`: median of CUDA-graph
 // replays after an L2 flush). Its plan is remade here with the kernel's CTAs per SM on the device file of
 // that GPU, so the simulator plays the very plan the kernel ran; `grid_matches` says whether it did (the
-// measured grid against the remade one: waves exact).
+// measured grid against the remade one: waves exact). A stream-k run is remade at the grid it ran: the
+// planner's rule may choose another grid today than when the run was measured.
 //
 // The fit (Levenberg–Marquardt on log(predicted / measured), parameters in log space, Jacobian by forward
 // differences, runs simulated on every core) changes only the kernel model's fields named in `parameters`;

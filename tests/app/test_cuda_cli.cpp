@@ -78,7 +78,7 @@ TEST_CASE("every kernel path matches float64: head dims 64/96/128/256 x row coun
     }
 }
 
-TEST_CASE("cuda validate and bench with --format json print JSON only; --trace writes a per-CTA trace") {
+TEST_CASE("cuda validate and bench with --format json print JSON only, and --trace writes a per-CTA trace") {
     if (!gpu_or_skip("the CUDA JSON checks")) return;
     const auto v = run_leanattn("cuda validate --batch 2 --heads 16 --kv-heads 4 --head-dim 128 --ctx 5000,77 --layout paged --format json");
     INFO(v.out << v.err);

@@ -352,7 +352,7 @@ TEST_CASE("simulate colours K/V streaming by request as schedule does, and SM st
     CHECK(run_leanattn("schedule " + problem + " --format svg").out.find("fill=\"" + std::string(leanattn::app::reduce_color) + "\"") != std::string::npos);
 }
 
-TEST_CASE("simulate draws reductions at their true duration; those under a pixel get a tick above the panel, not a wider bar") {
+TEST_CASE("simulate draws reductions at their true duration, and those under a pixel get a tick above the panel, not a wider bar") {
     // Figure 1 under fixed-split: every interval has a tooltip "SM s: state a-b us", so its width can be checked.
     const auto r = run_leanattn("simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --strategy fixed-split --format svg");
     REQUIRE(r.exit_code == 0);

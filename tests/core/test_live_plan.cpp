@@ -80,7 +80,7 @@ TEST_CASE("shorter live lengths give the arrays of a plan made for them, with th
     }
 }
 
-TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile once; spare CTAs walk nothing") {
+TEST_CASE("walked with live lengths, the plan's grid does every live LeanTile once and spare CTAs walk nothing") {
     auto rng = seeded_rng(23);
     std::int64_t grids_beyond_work = 0;
     for (int i = 0; i < 1500; ++i) {

@@ -99,7 +99,7 @@ TEST_CASE("a live step walks as no-split exactly when its stream-k plan holds on
     CHECK(kept > 100);
 }
 
-TEST_CASE("B=4 H=32 d=64 ctx 1k on an H100: the aligned rule's plan is one output per CTA, at capacity and shorter alike; a ragged step is not") {
+TEST_CASE("B=4 H=32 d=64 ctx 1k on an H100: the aligned rule's plan is one output per CTA, at capacity and shorter alike, but a ragged step is not") {
     Problem p;
     p.batch = 4, p.q_heads = 32, p.kv_heads = 32, p.head_dim = 64, p.q_len = 1;
     p.ctx.assign(4, 1024);

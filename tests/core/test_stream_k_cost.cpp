@@ -38,7 +38,7 @@ double estimate(const Schedule& s) { return estimate_stream_k(s.view(), s.proble
 
 }  // namespace
 
-TEST_CASE("Figure 1's problem on paper-5sm, by hand: the paper's plan, snap 1, and whole heads, which the rule picks") {
+TEST_CASE("Figure 1's problem on paper-5sm, by hand: the paper's plan, snap 1, whole heads, and two CTAs a head, which the rule picks") {
     // data/devices/paper-5sm.json: A100 costs, 5 SMs of 1 CTA. A LeanTile: 256 tokens · 64 · 2 · 2 = 65,536 bytes.
     DeviceSpec d;
     d.sms = 5;
@@ -67,16 +67,28 @@ TEST_CASE("Figure 1's problem on paper-5sm, by hand: the paper's plan, snap 1, a
     const double cta1_ready = 800 + 2 * tile_ns(4) + tile_ns(2) + 180 + 500;
     CHECK(estimate(snap1) == Approx(cta1_ready + 250 + 350 + 200).epsilon(1e-12));
 
-    // Whole heads: 5 LeanTiles on each of 2 SMs, compute and a store: cheaper than both. The rule picks it on
-    // 2 CTAs (the same plan as 5 with 3 empty: fewer empty CTAs win the tie), which is FlashAttention-2's plan.
+    // Whole heads on 2 CTAs (FlashAttention-2's plan): 5 LeanTiles on each of 2 SMs, compute and a store.
+    PlanOptions two_ctas;
+    two_ctas.grid = 2;
     const double whole = 800 + 5 * tile_ns(2) + 300 + 200;
+    CHECK(estimate(make_schedule(p, d, two_ctas)) == Approx(whole).epsilon(1e-12));
+
+    // Two CTAs a head (grid 4, the largest multiple of the 2 heads below the 5 SMs): the host reads h[0,3), its peer
+    // h[3,5); four SMs stream while the peers read their 2 LeanTiles, and the peer's partial (800 + 2 tiles + 120 +
+    // 500) is ready after the host's own 3 tiles and 180 ns of compute, so the host waits for it, then one flag,
+    // one merge and the store. Cheaper than every plan above: the rule picks it.
+    const double host_own = 800 + 2 * tile_ns(4) + tile_ns(2) + 180;
+    const double peer_ready = 800 + 2 * tile_ns(4) + 120 + 500;
+    const double two_a_head = std::max(host_own, peer_ready) + 250 + 350 + 200;
     const Schedule aligned = plan_rule(p, d, StreamKRule::aligned);
-    CHECK(estimate(aligned) == Approx(whole).epsilon(1e-12));
+    CHECK(estimate(aligned) == Approx(two_a_head).epsilon(1e-12));
+    CHECK(two_a_head < whole);
     CHECK(whole < cta1_ready + 800);
-    CHECK(aligned.grid == 2);
-    CHECK(split_outputs(aligned) == 0);
+    CHECK(aligned.grid == 4);
+    CHECK(split_outputs(aligned) == 2);
     CHECK(plan::host_cta(aligned.view(), 0) == 0);
-    CHECK(plan::host_cta(aligned.view(), 1) == 1);
+    CHECK(plan::host_cta(aligned.view(), 1) == 2);
+    CHECK(plan::contributor_count(aligned.view(), 1) == 2);
 }
 
 TEST_CASE("where outputs nearly fill the CTAs, the aligned rule keeps every output whole, estimated no slower than the paper's split") {
@@ -143,7 +155,7 @@ TEST_CASE("the aligned rule's estimate is never above the paper's plan, nor for 
     }
 }
 
-TEST_CASE("the candidates: the full grid's snaps first (0, 1, 2, 4, … until no start is inside an output), then smaller grids; a given grid is the only one") {
+TEST_CASE("the candidates: the full grid's snaps first (0, 1, 2, 4, … until no start is inside an output), then k CTAs on every output, then halved grids, and a given grid is the only one") {
     const Problem p = decode_shape(16, 64, 8, 128, 4096);  // 128 outputs of 32 LeanTiles: every start within 16 of a boundary
     const DeviceSpec d = h100(2);
     const Schedule paper = plan_rule(p, d, StreamKRule::paper);
@@ -156,7 +168,8 @@ TEST_CASE("the candidates: the full grid's snaps first (0, 1, 2, 4, … until no
         CHECK(all[i].snap == snaps[i]);
         CHECK((all[i].estimate.partials == 0) == (i == 5));
     }
-    CHECK(all[6].grid == 132);
+    CHECK(all[6].grid == 256);  // 2 CTAs on each of the 128 outputs
+    CHECK(std::any_of(all.begin(), all.end(), [](const AlignedCandidate& c) { return c.grid == 132; }));
     const std::vector<AlignedCandidate> given = aligned_candidates(paper.view(), p, d, true);
     CHECK(given.size() == 6);
     CHECK(std::all_of(given.begin(), given.end(), [](const AlignedCandidate& c) { return c.grid == 264; }));

@@ -112,7 +112,7 @@ TEST_CASE("the workspace must be there, 16-byte aligned, and as long as workspac
     CHECK_THROWS_WITH(cuda::check_workspace(plan, base, need - 1), Catch::StartsWith("workspace_bytes " + std::to_string(need - 1)));
 }
 
-TEST_CASE("a stream-k plan runs only when its whole grid is resident at once on this GPU; other plans never wait inside a launch") {
+TEST_CASE("a stream-k plan runs only when its whole grid is resident at once on this GPU, and other plans never wait inside a launch") {
     DeviceSpec big;
     big.name = "twice-the-gpu";
     big.sms = 264, big.ctas_per_sm = 1;
