@@ -79,7 +79,7 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
          "its K and V; default 16 (one tensor-core tile); the GPU kernels hold up to 128, 64 at d 256")
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
         ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
-        ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default SMs x CTAs-per-SM (at most the LeanTiles)")
+        ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default: the aligned rule's cost model picks among SMs x CTAs-per-SM, k CTAs on every output, and halves of the first (docs/planner.md); the paper's rule takes SMs x CTAs-per-SM (at most the LeanTiles)")
         ("stream-k-rule", po::value(&f.stream_k_rule)->default_value(f.stream_k_rule),
          "stream-k only: aligned (CTA starts move onto output boundaries where a cost model says it pays) | paper (the published plan)")
         ("snap", po::value(&f.snap), "stream-k aligned only, for experiments: LeanTiles a CTA start may move onto an output boundary (0 = the paper's plan)")
