@@ -13,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "plan_kinds.hpp"
 #include "random_problems.hpp"
+#include "sim/cta_program.hpp"
 #include "sim/kernel_model.hpp"
 #include "sim/simulation.hpp"
 #include "sim_fixtures.hpp"
@@ -330,4 +331,39 @@ TEST_CASE("reread_fraction discounts only the bytes of a KV head's later row blo
     }
     kernel.reread_fraction = 1.5;
     CHECK_THROWS_WITH(sim::check_kernel_model(kernel), Catch::Contains("reread_fraction"));
+}
+
+TEST_CASE("a later row block counts at reread_fraction of its bytes, but in full when its CTA read the block before it just before") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    kernel.reread_fraction = 0.25;
+    Problem p = one_output(32, 128, 1448);  // 32 rows: 2 row blocks of 16
+    p.batch = 4;
+    p.ctx.assign(4, 1448);
+    REQUIRE(p.row_blocks() == 2);
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    const double fill = kernel.pipeline_fills_per_segment * kernel.bytes_in_flight_per_sm;
+    const double full = 1448.0 * 128 * 2 * 2;  // one output's K and V
+    // The HBM share of each stream phase, output by output, and of those that read a later block.
+    const auto shares = [&](const Schedule& plan, std::vector<double>& later) {
+        const sim::LaunchProgram program = sim::main_launch(plan, kernel, 2);
+        for (const sim::Phase& ph : program.phases) {
+            if (ph.kind != sim::PhaseKind::stream || ph.output < 0 || p.first_row_of(ph.output) == 0) continue;
+            later.push_back((ph.amount - fill) / full);
+        }
+    };
+    // No-split: each block on its own CTA, side by side with its neighbour's.
+    std::vector<double> side_by_side;
+    shares(plan_of(p, planned, Strategy::no_split), side_by_side);
+    REQUIRE(side_by_side.size() == 4);
+    for (double s : side_by_side) CHECK(s == Approx(0.25));
+    // Stream-k on one CTA (the paper's rule, grid 1): it reads every output in turn, each later block right after
+    // the block before it.
+    PlanOptions one_cta;
+    one_cta.grid = 1;
+    one_cta.stream_k_rule = StreamKRule::paper;
+    std::vector<double> in_turn;
+    shares(make_schedule(p, planned, one_cta), in_turn);
+    REQUIRE(in_turn.size() == 4);
+    for (double s : in_turn) CHECK(s == Approx(1.0));
 }
