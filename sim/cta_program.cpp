@@ -44,8 +44,8 @@ void host_merge(Builder& b, const KernelModel& k, const Problem& p, const PlanVi
 
 // The share of a segment's K and V bytes read from HBM. A later row block of a KV head mostly hits the L2: the
 // CTAs of its neighbouring blocks read the same tokens at about the same time. Not when this CTA read the block
-// before it itself, just before (measured on an H100: a CTA holding a head's three blocks in turn streamed them
-// at no-split's HBM rate and no faster, the other CTAs' reads having cycled the L2 in between).
+// before it itself, just before: the other CTAs' reads have cycled the L2 in between (measured on an H100: a CTA
+// holding a head's three blocks in turn took 2.49 us per LeanTile, no-split's CTAs of one head, side by side, 1.63).
 double reread_share(const KernelModel& k, const Problem& p, std::int64_t output, std::int64_t previous_output) {
     if (p.first_row_of(output) == 0) return 1.0;
     return previous_output == output - 1 ? 1.0 : k.reread_fraction;

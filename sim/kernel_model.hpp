@@ -38,7 +38,8 @@ struct KernelModel {
     double bandwidth_over_copy = 0.0;
     double sm_latency_spread = 0.0;  // SMs' latencies differ by up to this fraction (sim/memory_model.hpp); 0: all equal
     // A KV head's row blocks after its first (core/problem.hpp) read K and V again, mostly from L2: their bytes count as
-    // this fraction of as many from HBM (1: all from HBM, as the paper's kernel, which has no row blocks, would).
+    // this fraction of as many from HBM (1: all from HBM, as the paper's kernel, which has no row blocks, would),
+    // unless the same CTA read the block before it just before (cta_program.cpp: then in full).
     double reread_fraction = 1.0;
 
     // Compute: per 1,024 scores (query row × token, rows padded as the kernel pads them) and per million
