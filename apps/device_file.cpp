@@ -36,6 +36,7 @@ DeviceSpec device_from_text(const std::string& text, const std::string& file) {
     t.flag_wait_ns = finite_number(j, "flag_wait_ns", source);
     t.reduce_per_partial_ns = finite_number(j, "reduce_per_partial_ns", source);
     t.launch_overhead_ns = finite_number(j, "launch_overhead_ns", source);
+    if (j.contains("row_block_reread")) t.row_block_reread = finite_number(j, "row_block_reread", source);
     if (j.contains("copy_bandwidth_gb_per_s")) d.copy_bandwidth_gb_per_s = finite_number(j, "copy_bandwidth_gb_per_s", source);
     d.kernel_model = optional_text(j, "kernel", source);
     try {

@@ -40,6 +40,7 @@ void check_device(const DeviceSpec& d) {
     require_range(t.mem_latency_ns, 1e-3, 1e9, "mem_latency_ns", " ns");
     require_range(t.bytes_in_flight_per_sm, 1.0, 1e12, "bytes_in_flight_per_sm", " bytes");
     require_range(t.latency_knee_exponent, 1.0, 64.0, "latency_knee_exponent", "");
+    require_range(t.row_block_reread, 0.0, 1.0, "row_block_reread", " (a share of the bytes)");
     const std::pair<double, const char*> costs[] = {{t.tile_compute_ns, "tile_compute_ns"},       {t.cta_startup_ns, "cta_startup_ns"},
                                                     {t.partial_store_ns, "partial_store_ns"},     {t.output_store_ns, "output_store_ns"},
                                                     {t.flag_wait_ns, "flag_wait_ns"},             {t.reduce_per_partial_ns, "reduce_per_partial_ns"},

@@ -31,6 +31,10 @@ struct DeviceTiming {
     double flag_wait_ns = 200.0;              // a host observing a peer's flag once it is set (L2 round trip)
     double reduce_per_partial_ns = 300.0;     // a host loading and merging one peer's partial
     double launch_overhead_ns = 2000.0;       // from one launch (or the previous kernel's end) to its first CTA
+    // A KV head's later row block (core/problem.hpp) read by another CTA than the block before it, side by side
+    // with it: this share of its K and V bytes comes from HBM, the rest from the L2 (1: all from HBM). A block a
+    // CTA reads right after the block before it comes from HBM in full: the L2 has cycled in between.
+    double row_block_reread = 1.0;
 };
 
 struct DeviceSpec {

@@ -12,6 +12,7 @@ namespace leanattn {
 StreamKCosts StreamKCosts::of(const Problem& p, const DeviceTiming& t) {
     StreamKCosts c;
     c.token_bytes = static_cast<double>(p.head_dim * 2 * 2);
+    c.reread = t.row_block_reread;
     c.tile_compute_ns = static_cast<double>((p.block_rows() + 15) / 16) * t.tile_compute_ns;
     c.startup_ns = t.cta_startup_ns;
     c.restart_ns = t.cta_startup_ns;
@@ -95,7 +96,11 @@ public:
         const double sms = static_cast<double>(std::min(grid, device_.sms));
         const double per_partition = sms / static_cast<double>(partitions_);
         const double rate = sms * device_.timing.bytes_in_flight_per_sm / loaded_latency_ns(device_.timing, per_partition, partition_bytes_per_ns_);
-        const double all = static_cast<double>(problem_.total_ctx() * problem_.outputs_per_request()) * costs_.token_bytes;
+        // Beyond the resident CTAs every later row block at the side-by-side share (describe()).
+        const double blocks = static_cast<double>(problem_.row_blocks());
+        const double reread = grid > device_.resident_ctas() ? costs_.reread : 1.0;
+        const double all = static_cast<double>(problem_.total_ctx() * problem_.outputs_per_request()) * costs_.token_bytes *
+                           (1.0 + (blocks - 1.0) * reread) / blocks;
         const double per_cta = 1.0 / static_cast<double>(grid);
         return costs_.startup_ns + std::max({all / rate, all * per_cta / sm_rate(1), static_cast<double>(total_tiles) * per_cta * costs_.tile_compute_ns});
     }
@@ -205,6 +210,15 @@ private:
         c.last_out_end = last_out_end;
         c.first_bytes = static_cast<double>((first_end - begin) * problem_.tile - first_missing) * costs_.token_bytes;
         c.bytes = static_cast<double>((end - begin) * problem_.tile - all_missing) * costs_.token_bytes;
+        // Beyond the resident CTAs (one whole output each, in hardware waves) a later row block is read side by side
+        // with the block before it, on a neighbouring SM at about the same time: mostly from L2. Within them the
+        // measured gains of such sharing did not hold up (an H100 A/B: plans that moved CTA starts onto later
+        // blocks ran up to 1.5x slower), so those plans read every block in full, as before.
+        if (v.grid > device_.resident_ctas() && problem_.first_row_of(first.output) > 0) {
+            const double l2 = (1.0 - costs_.reread) * c.first_bytes;
+            c.first_bytes -= l2;
+            c.bytes -= l2;
+        }
         c.first_other_ns = costs_.startup_ns + static_cast<double>(first_end - begin) * costs_.tile_compute_ns + (c.partial ? costs_.partial_ns : 0.0);
         c.other_ns = c.first_other_ns + static_cast<double>(end - first_end) * costs_.tile_compute_ns +
                      static_cast<double>(outputs) * costs_.restart_ns + static_cast<double>(stores) * costs_.store_ns;
@@ -280,6 +294,16 @@ std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Pro
             if (g != whole) grids.push_back(g);
         }
         if (outputs < plan.grid && std::find(grids.begin(), grids.end(), outputs) == grids.end()) grids.push_back(outputs);
+        // More outputs than CTAs, in row blocks that the L2 can share: one output per CTA, beyond the resident CTAs
+        // (whole outputs: no host waits, so hardware waves may run them), reads a KV head's blocks side by side
+        // where a smaller grid's CTAs read them one after another, each from HBM. Only where the waves are nearly
+        // full (outputs ≥ 90% of ⌈waves⌉ · resident CTAs): the estimate shares each SM's rate among its CTAs and
+        // cannot see a short last wave, which measured 1.2-1.5x slower at 1.1-1.2 waves on an H100.
+        const std::int64_t resident = device.resident_ctas();
+        const std::int64_t waves = (outputs + resident - 1) / resident;
+        if (outputs > plan.grid && problem.row_blocks() > 1 && device.timing.row_block_reread < 1.0 && 10 * outputs >= 9 * waves * resident) {
+            grids.push_back(outputs);
+        }
     }
 
     Estimator e(plan, problem, device);
@@ -292,7 +316,9 @@ std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Pro
         if (best && e.bound_ns(grid, plan.total_tiles) > best->makespan_ns * (1.0 + 1e-9)) continue;
         previous.clear();
         e.prepare_grid(v);
-        for (std::int64_t snap = 0;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
+        // A grid beyond the resident CTAs is safe only with every output whole: its one snap is n_max.
+        const std::int64_t first_snap = grid > device.resident_ctas() ? n_max : 0;
+        for (std::int64_t snap = first_snap;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
             v.snap = snap;
             const std::vector<std::int64_t>& starts = e.starts_with_snap(snap);
             // A larger snap that moves no start is the same plan: the same estimate.

@@ -31,6 +31,8 @@ namespace leanattn {
 // against the GPU; this is the one place that turns them into the model's terms.
 struct StreamKCosts {
     double token_bytes = 0.0;      // K+V bytes of one token of one output: head_dim · 2 · 2 (fp16/bf16)
+    double reread = 1.0;           // row_block_reread: the HBM share of a later row block read side by side (grids
+                                   // beyond the resident CTAs only: aligned_candidates says why)
     double tile_compute_ns = 0.0;  // tile_compute_ns · ⌈q_len · group / 16⌉: compute the loads do not hide
     double startup_ns = 0.0;       // cta_startup_ns, once per non-empty CTA
     double restart_ns = 0.0;       // cta_startup_ns again per further segment: Q, accumulators, a pipeline refill

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/schedule.hpp"
+#include "core/live_plan.hpp"
 #include "core/stream_k_cost.hpp"
 #include "decode_shape.hpp"
 #include "random_problems.hpp"
@@ -205,4 +206,26 @@ TEST_CASE("a grid beyond 2^20 CTAs (a device file no GPU matches) skips the sear
     CHECK(s.grid == std::int64_t{1} << 21);
     CHECK(s.stream_k_rule == StreamKRule::aligned);
     CHECK(s.snap == 0);
+}
+
+TEST_CASE("more outputs than CTAs in row blocks: the rule runs one output per CTA beyond the resident CTAs where the waves are full, and only with an L2 share below 1") {
+    DeviceSpec d = h100(1);
+    d.timing.row_block_reread = 0.35;  // data/devices/h100-sxm.json
+    // 48 query rows per KV head (group 16, 3 new tokens): 3 row blocks, 768 outputs of 12 LeanTiles on 132 CTAs.
+    Problem p = decode_shape(32, 128, 8, 128, 1448);
+    p.q_len = 3;
+    REQUIRE(p.row_blocks() == 3);
+    const Schedule side_by_side = plan_rule(p, d, StreamKRule::aligned);
+    CHECK(side_by_side.grid == 768);
+    CHECK(side_by_side.whole_outputs());
+    CHECK(plan::one_output_per_cta(side_by_side.view()));
+    // Without an L2 share the candidate is not weighed: the plan keeps to the resident CTAs.
+    DeviceSpec no_share = d;
+    no_share.timing.row_block_reread = 1.0;
+    CHECK(plan_rule(p, no_share, StreamKRule::aligned).grid <= 132);
+    // 144 outputs are 1.09 waves: a short last wave the estimate cannot see, so not weighed either.
+    Problem short_wave = decode_shape(8, 71, 1, 64, 4096);  // Falcon-7B, 4 new tokens: 18 blocks a head
+    short_wave.q_len = 4;
+    REQUIRE(short_wave.outputs() == 144);
+    CHECK(plan_rule(short_wave, d, StreamKRule::aligned).grid <= 132);
 }
