@@ -51,7 +51,7 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             std::size_t chosen = end;
             for (const Strategy s : {Strategy::no_split, Strategy::fixed_split, Strategy::stream_k}) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    if (runs[i].strategy == s && (chosen == end || predicted_us[i] < predicted_us[chosen] * (1.0 - 1e-3))) chosen = i;
+                    if (runs[i].strategy == s && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], sim::simpler_plan_margin))) chosen = i;
                 }
             }
             double best = runs[begin].measured_us;

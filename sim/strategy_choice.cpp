@@ -19,7 +19,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
         const Schedule plan = make_schedule(problem, planned, o);
         const double us = model.makespan_ns(plan, bytes_per_element) / 1e3;
         choice.candidates.push_back({o, plan.grid, plan.splits, us});
-        if (choice.candidates.size() == 1 || us < choice.predicted_us * (1.0 - margin)) {
+        if (choice.candidates.size() == 1 || beats(us, choice.predicted_us, margin)) {
             choice.options = o;
             choice.splits = plan.splits;
             choice.predicted_us = us;
@@ -27,7 +27,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
         return plan;
     };
     // No-split is weighed first: a later plan must be cheaper by 0.1% to be chosen (simpler wins ties).
-    constexpr double tie = 1e-3;
+    constexpr double tie = simpler_plan_margin;
     weigh(Strategy::no_split, 0, 0, tie);
     const std::int64_t heuristic = weigh(Strategy::fixed_split, 0, 0, tie).splits;
     if (vary_parameters && heuristic >= 4) weigh(Strategy::fixed_split, heuristic / 2, 0, tie);

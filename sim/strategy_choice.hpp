@@ -31,6 +31,11 @@ struct StrategyChoice {
     std::vector<StrategyCandidate> candidates;  // every plan weighed, in the order above
 };
 
+// The rule every candidate is weighed by: a plan weighed later is chosen over the choice so far when it is
+// cheaper by `margin` of its time (simpler_plan_margin for the default plans: simpler wins ties).
+inline constexpr double simpler_plan_margin = 1e-3;
+inline bool beats(double candidate_us, double chosen_us, double margin) { return candidate_us < chosen_us * (1.0 - margin); }
+
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.
 // `vary_parameters` false weighs the three default plans only (FlashAttention-2's split count, the aligned
