@@ -44,7 +44,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     json results = json::array();
     if (opt.format == "text") {
         out << "validate on " << describe_device(v.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c)
-            << " K/V; tolerance rel L2 <= " << v.tolerance << "\n";
+            << " K/V, lengths on the " << (c.host_lengths ? "host" : "device") << "; tolerance rel L2 <= " << v.tolerance << "\n";
     }
     for (const cuda::StrategyCheck& r : v.results) {
         if (opt.format == "text") {
@@ -57,7 +57,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     }
     if (opt.format == "json") {
         out << json{{"device", v.device.name}, {"gpu", device_json(v.device)}, {"problem", problem_to_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
-                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"tolerance", v.tolerance}, {"ok", v.ok()},
+                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", c.host_lengths ? "host" : "device"}, {"tolerance", v.tolerance}, {"ok", v.ok()},
                     {"results", results}}.dump(2)
             << "\n";
     }
@@ -70,7 +70,8 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     if (!opt.trace_path.empty()) write_output(opt.trace_path, [&](std::ostream& file) { file << cuda_trace_json(c, b).dump(1) << "\n"; });
     json results = json::array();
     if (opt.format == "text") {
-        out << "bench on " << describe_device(b.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c) << " K/V: copy " << std::fixed
+        out << "bench on " << describe_device(b.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c) << " K/V, lengths on the "
+            << (c.host_lengths ? "host" : "device") << ": copy " << std::fixed
             << std::setprecision(0) << b.copy_gbps << " GB/s, K+V " << std::setprecision(1) << b.kv_bytes / 1e6 << " MB, floor "
             << std::setprecision(2) << b.floor_us << " us; median of " << opt.repeat << " CUDA-graph replays, L2 flushed before each\n"
             << std::left << std::setw(12) << "strategy" << std::right << std::setw(7) << "grid" << std::setw(9) << "launch" << std::setw(11)
@@ -87,7 +88,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     }
     if (opt.format == "json") {
         out << json{{"device", b.device.name}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},
-                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"repeat", opt.repeat},
+                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", c.host_lengths ? "host" : "device"}, {"repeat", opt.repeat},
                     {"copy_gbps", b.copy_gbps}, {"kv_bytes", b.kv_bytes}, {"floor_us", b.floor_us}, {"problem", problem_to_json(c.problem)},
                     {"results", results}}.dump(2)
             << "\n";
@@ -103,7 +104,7 @@ int run_case(const Args& args, std::ostream* out_override) {
     if (help || args.empty() || (args[0] != "validate" && args[0] != "bench")) {
         if (help) {
             std::cout << "usage: leanattn cuda validate|bench [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
-                         "                [--block-size N] [--seed N] [--repeat N] [--trace FILE]\n\n"
+                         "                [--block-size N] [--seed N] [--lengths device|host] [--repeat N] [--trace FILE]\n\n"
                          "  validate  run every strategy on this GPU and check it against a float64 reference (exit 1 over tolerance)\n"
                          "  bench     time every strategy (CUDA-graph replays after an L2 flush) against the memory floor\n\n"
                          "leanattn cuda validate --help and leanattn cuda bench --help list the flags.\n";
@@ -114,7 +115,7 @@ int run_case(const Args& args, std::ostream* out_override) {
     const bool validate = args[0] == "validate";
     ProblemFlags flags;
     flags.strategy = "all";
-    std::string dtype = "fp16", layout = "padded", block_size = "16", seed = "1", repeat = "100", trace;
+    std::string dtype = "fp16", layout = "padded", block_size = "16", seed = "1", repeat = "100", trace, lengths = "device";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, "text|json", true);
     desc.add_options()("dtype", po::value(&dtype)->default_value(dtype), "fp16|bf16 (q, K, V and out; fp32 accumulation)")(
@@ -122,7 +123,11 @@ int run_case(const Args& args, std::ostream* out_override) {
         "K/V cache: padded (batch, kv_heads, N, d), token-major (batch, N, kv_heads, d), paged (blocks, block_size, kv_heads, d) "
         "with a shuffled block table, or ragged (kv_heads, total_ctx, d) with cu_seqlens")(
         "block-size", po::value(&block_size)->default_value(block_size), "paged layout: tokens per cache block (1..256)")(
-        "seed", po::value(&seed)->default_value(seed), "input generator seed (also shuffles the paged block ids)");
+        "seed", po::value(&seed)->default_value(seed), "input generator seed (also shuffles the paged block ids)")(
+        "lengths", po::value(&lengths)->default_value(lengths),
+        "device: each step reads cache_seqlens on the GPU (a prologue kernel derives the plan's work from them, so one "
+        "captured step serves every length); host: the host walks the plan at the lengths and passes every CTA's segments "
+        "in the launch (no prologue: ~3 us less per step; decode.hpp)");
     if (!validate) {
         desc.add_options()("repeat", po::value(&repeat)->default_value(repeat), "CUDA-graph replays per strategy (the median is reported)")(
             "trace", po::value(&trace), "also write a per-CTA trace of one untimed run per strategy to FILE (JSON, docs/trace.md)")(
@@ -160,6 +165,9 @@ int run_case(const Args& args, std::ostream* out_override) {
     c.block_size = parse_positive("--block-size", block_size);
     if (c.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
     c.seed = static_cast<std::uint64_t>(parse_positive("--seed", seed));
+    if (lengths != "device" && lengths != "host") throw InputError("--lengths " + lengths, "expected device or host");
+    c.host_lengths = lengths == "host";
+    if (c.host_lengths && !trace.empty()) throw InputError("--trace", "traces a step of run() (--lengths device): the traced kernel reads the lengths on the GPU");
     const std::int64_t replays = parse_positive("--repeat", repeat);
     if (replays > 100000) throw InputError("--repeat " + repeat, "at most 100000 replays");
     opt.repeat = static_cast<int>(replays);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
@@ -14,5 +15,8 @@ bool built();
 DeviceSpec live_device(int device, const Problem& shape, DType dtype, const DeviceTiming& timing);
 std::size_t workspace_bytes(int device, const Schedule& plan);
 void run(int device, const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, void* stream);
+// A host-lengths step (cuda/decode.hpp): the lengths in host memory too.
+void run_host_lengths(int device, const Schedule& plan, const DecodeTensors& tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens,
+                 void* workspace, std::size_t bytes, void* stream);
 
 }  // namespace leanattn::capi::gpu

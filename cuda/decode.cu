@@ -13,6 +13,7 @@
 #include "device_buffer.cuh"
 #include "kernel_set.hpp"
 #include "live_plan_kernel.hpp"
+#include "step_table.hpp"
 #include "run_checks.hpp"
 #include "trace.hpp"
 #include "workspace.hpp"
@@ -21,10 +22,12 @@ namespace leanattn::cuda {
 
 namespace {
 
-// Launches `kernel` allowed to overlap the tail of the kernel ahead of it in the stream (programmatic
-// dependent launch, sm_90 and later; the kernel waits for it before reading what it wrote: decode_params.cuh).
-// Stream capture turns the attribute into a programmatic edge of the graph.
-void launch_after_kernel_ahead(void (*kernel)(DecodeParams), unsigned grid, int shared_bytes, cudaStream_t stream, const DecodeParams& p) {
+// Launches `kernel` (with `args`), allowed to overlap the tail of the kernel ahead of it in the stream when
+// `after_kernel_ahead` (programmatic dependent launch, sm_90 and later; the kernel waits for it before reading
+// what it wrote: decode_params.cuh). Stream capture turns the attribute into a programmatic edge of the graph.
+// Without it the launch waits for everything before it in the stream, as a plain launch does.
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), unsigned grid, int shared_bytes, cudaStream_t stream, bool after_kernel_ahead, const Args&... args) {
     int device = 0, major = 0;
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
@@ -37,26 +40,29 @@ void launch_after_kernel_ahead(void (*kernel)(DecodeParams), unsigned grid, int 
     config.dynamicSmemBytes = static_cast<std::size_t>(shared_bytes);
     config.stream = stream;
     config.attrs = &overlap;
-    config.numAttrs = major >= 9 ? 1 : 0;
-    check(cudaLaunchKernelEx(&config, kernel, p), "launch");
+    config.numAttrs = after_kernel_ahead && major >= 9 ? 1 : 0;
+    check(cudaLaunchKernelEx(&config, kernel, args...), "launch");
 }
 
 KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.block_rows()), trace}; }
 
-// Every check first, then the launches: an InputError leaves the stream untouched.
-void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+// What both kinds of step check before they enqueue anything (an InputError leaves the stream untouched), and
+// the kernels they launch.
+ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, bool trace) {
     const Problem& shape = plan.problem;
     check_supported(shape, t.dtype);
     check_decode_tensors(shape, t, /*host_readable=*/false);
     check_alignment(t);
     check_workspace(plan, workspace, bytes);
     if (plan.grid > INT_MAX || shape.outputs() > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
-    const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace.ctas != nullptr));
+    const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, current_device_sms(), kernels.ctas_per_sm);
-    PlanView view = plan.view();
-    // A live step may run the paper's plan instead of a snapped one only if this GPU holds the grid at once.
-    if (plan.grid > current_device_sms() * kernels.ctas_per_sm) view.capacity_max_load = view.capacity_ideal_load = 0;
+    return kernels;
+}
 
+// The launches' parameters; `view`'s arrays are replaced by the workspace's.
+DecodeParams decode_params(const Schedule& plan, const PlanView& view, const DecodeTensors& t, void* workspace, const TraceBuffer& trace) {
+    const Problem& shape = plan.problem;
     const WorkspaceLayout w = workspace_layout(plan);
     auto* base = static_cast<unsigned char*>(workspace);
     DecodeParams p;
@@ -75,12 +81,22 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
     p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);
     p.partials = reinterpret_cast<float*>(base + w.partials);
     p.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
+    p.split_counts = w.split_count_entries > 0 ? reinterpret_cast<std::int32_t*>(base + w.split_counts) : nullptr;
     p.fused = plan.fused_reduction();
     p.trace = trace;
+    return p;
+}
 
-    enqueue_live_plan(view, plan, t, workspace, w, stream);
-    launch_after_kernel_ahead(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, p);
-    if (plan.launches > 1) launch_after_kernel_ahead(kernels.set.reduce, static_cast<unsigned>(shape.outputs()), 0, stream, p);
+void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+    const ReadyKernels kernels = checked_kernels(plan, t, workspace, bytes, trace.ctas != nullptr);
+    PlanView view = plan.view();
+    // A live step may run the paper's plan instead of a snapped one only if this GPU holds the grid at once.
+    if (plan.grid > current_device_sms() * kernels.ctas_per_sm) view.capacity_max_load = view.capacity_ideal_load = 0;
+    const DecodeParams p = decode_params(plan, view, t, workspace, trace);
+
+    enqueue_live_plan(view, plan, t, workspace, workspace_layout(plan), stream);
+    launch(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, true, p);
+    if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(plan.problem.outputs()), 0, stream, true, p);
 }
 
 }  // namespace
@@ -107,6 +123,24 @@ std::size_t workspace_bytes(const Schedule& plan) { return workspace_layout(plan
 
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {
     enqueue_decode(plan, tensors, workspace, bytes, stream, TraceBuffer{});
+}
+
+void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream) {
+    const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false);
+    if (lengths.seqlens == nullptr) throw InputError("host seqlens", "is missing (this step's lengths in host memory)");
+    KvCacheView kv = tensors.kv;  // tensors::live_tokens reads the capacity, or a ragged cache's cu_seqlens
+    if (kv.layout == KvLayout::ragged) {
+        if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's host-lengths step needs its cu_seqlens in host memory");
+        kv.cu_seqlens = lengths.cu_seqlens;
+    }
+    static thread_local StepTable step;  // ~11 KB, copied into the launch: kept off the stack
+    if (!make_step_table(plan, kv, lengths.seqlens, step)) {
+        enqueue_decode(plan, tensors, workspace, bytes, stream, TraceBuffer{});
+        return;
+    }
+    const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
+    launch(kernels.set.decode_table, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
+    if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(plan.problem.outputs()), 0, stream, true, p);
 }
 
 void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {

@@ -58,4 +58,22 @@ std::size_t workspace_bytes(const Schedule& plan);
 // launch throws std::runtime_error.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
+// This step's lengths in host memory: seqlens (batch) int32, equal to tensors.seqlens' on the device; for a
+// ragged cache its cu_seqlens (batch + 1) too.
+struct HostLengths {
+    const std::int32_t* seqlens = nullptr;
+    const std::int32_t* cu_seqlens = nullptr;
+};
+
+// A host-lengths step: one decode step whose lengths the host knows as it launches. The host walks the plan at
+// those lengths (the segments a step of run() would find on the device) and passes every CTA's segments in
+// the decode kernel's launch (cuda/step_table.hpp): no prologue kernel runs, and no CTA waits for one or
+// searches the plan before its first copy. The same checks as run(); the kernels read the lengths from the
+// launch, not from tensors.seqlens, so a captured step replays only with the lengths it was made with. The
+// workspace's flags must be zero before its first step: zero the workspace once after allocating it (every
+// step, of either kind, leaves them zero). A plan whose CTAs or segments at these lengths exceed what one
+// launch holds (max_table_ctas, max_table_segments) runs as run() does.
+void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
+         cudaStream_t stream);
+
 }  // namespace leanattn::cuda

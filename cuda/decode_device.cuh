@@ -14,6 +14,7 @@
 #include "core/walker.hpp"
 #include "cta_trace.cuh"
 #include "decode_params.cuh"
+#include "step_table.hpp"
 
 namespace leanattn::cuda {
 
@@ -238,6 +239,69 @@ __device__ inline std::int64_t segment_contributors(const DecodeParams& p, const
     return p.fused && seg.host && !seg.finishing ? plan::host_contributors(plan, cta, seg) : 1;
 }
 
+// Where a CTA finds its segments, in the order it does them: each kernel's body takes either source and asks it
+// for the segment (output and role), where its data lives, and for a host, how many contributors it reduces.
+//
+// LiveWork: the core's CtaWalker over the plan as the prologue derived it from the device-side lengths (begin_cta).
+struct LiveWork {
+    CtaWalker walker;
+    __device__ bool valid() const { return walker.valid(); }
+    __device__ void advance() { walker.advance(); }
+    __device__ const Segment& segment() const { return walker.current(); }
+    __device__ SegmentSpan span(const DecodeParams& p) const { return segment_span(p, walker.current()); }
+    __device__ std::int64_t contributors(const DecodeParams& p, std::int64_t cta) const {
+        return segment_contributors(p, walker.plan(), cta, walker.current());
+    }
+};
+
+// TableWork: CTA g's rows of a StepTable the host made (step_table.hpp), read from the launch's parameters:
+// nothing to wait for, stage or search before the first copy.
+class TableWork {
+public:
+    __device__ TableWork(const StepTable& step, int cta) : step_(&step), at_(step.cta_first[cta]), end_(step.cta_first[cta + 1]) { load(); }
+    __device__ bool valid() const { return at_ < end_; }
+    __device__ void advance() {
+        ++at_;
+        load();
+    }
+    __device__ const Segment& segment() const { return seg_; }
+    __device__ SegmentSpan span(const DecodeParams& p) const {
+        const TableSegment& e = step_->segments[at_];
+        SegmentSpan span = output_span(p, e.output);
+        span.tokens = e.tokens;
+        span.tok_begin = e.tok_begin;
+        span.tok_end = e.tok_end;
+        span.kv = tensors::kv_tokens(p.tensors.kv, span.b, span.h);
+        return span;
+    }
+    __device__ std::int64_t contributors(const DecodeParams& p, std::int64_t) const { return p.fused ? host_count() : 1; }
+    // What the host wrote for its segment: its output's contributors (1 unless a host of a split output).
+    __device__ std::int64_t host_count() const {
+        return seg_.host && !seg_.finishing ? step_->segments[at_].role & TableSegment::contributor_mask : 1;
+    }
+
+private:
+    __device__ void load() {
+        if (at_ >= end_) return;
+        const std::uint32_t role = step_->segments[at_].role;
+        seg_.output = step_->segments[at_].output;
+        seg_.host = (role & TableSegment::host_bit) != 0;
+        seg_.finishing = (role & TableSegment::finishing_bit) != 0;
+        seg_.valid = true;
+    }
+    const StepTable* step_;
+    int at_, end_;
+    Segment seg_;
+};
+
+// A host-lengths fixed-split step: CTA output · splits, the output's first split, writes how many splits the reduce
+// kernel merges (0 when the output has no live token), before its own work. The reduce kernel reads it from L2,
+// where the launch's parameters of its own would come from HBM after the decode (3-5% slower on an H200).
+__device__ inline void store_split_count(const DecodeParams& p, const TableWork& work) {
+    if (p.split_counts == nullptr || threadIdx.x != 0 || blockIdx.x % p.plan.splits != 0) return;
+    p.split_counts[blockIdx.x / p.plan.splits] = work.valid() ? static_cast<std::int32_t>(work.host_count()) : 0;
+}
+
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
 // Row r's softmax result: O = a / l for `count` consecutive dims from d0 into out, and the natural-log LSE
@@ -356,6 +420,9 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
             for (int polls = 0; load_acquire(p.flags + cta + i) != flag_set; ++polls) {
                 if (polls >= 64) __nanosleep(32);
             }
+            // Lowered at once: this run's peer raises it only once, and the next run (a later launch) finds it 0,
+            // so a run leaves every flag as it found it, 0, with or without a prologue to clear them.
+            p.flags[cta + i] = 0;
         }
         __syncthreads();
         trace.wait_end();
@@ -413,8 +480,9 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
         // Then the flag. The barrier makes every thread's stores of the partial precede thread 0's gpu-scope
         // release store, and a release is cumulative over what the barrier ordered before it (as a
         // fence.acq_rel would be; no heavier sequentially consistent fence is needed): a host that acquires the
-        // 1 sees the whole partial. The flag was 0 when this launch began: the prologue cleared it, and stream
-        // order puts the prologue after the previous run's kernels and before this one. A CTA stores at most
+        // 1 sees the whole partial. The flag was 0 when this launch began: the prologue cleared it (a step of run()),
+        // or the host that read it in the run before lowered it (every run does; a host-lengths step has no prologue,
+        // so its workspace starts zeroed), and stream order puts both before this launch. A CTA stores at most
         // one partial per run (only its first segment can be a non-host one), so a flag goes 0 → 1 once and a
         // waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA graph (whose
         // kernel parameters never change) stays correct.

@@ -98,13 +98,9 @@ __device__ inline void team_sync() {
     else __syncthreads();
 }
 
-}  // namespace detail
-
-// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
-// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
-template <typename T, int D, int ROWS, bool Trace>
-__global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const DecodeParams p) {
-    using namespace detail;
+// The kernel's body, for either source of segments (Work: LiveWork or TableWork, decode_device.cuh).
+template <typename T, int D, int ROWS, bool Trace, typename Work>
+__device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, CtaTrace<Trace>& trace) {
     using Shape = MmaShape<ROWS, D>;
     static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head_dim 64, 96, 128 or 256");
     constexpr int block_tokens = 16;
@@ -135,11 +131,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k);
     const T* V = static_cast<const T*>(p.tensors.kv.v);
-    CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
-    for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
+    for (; work.valid(); work.advance()) {
         trace.segment_begin();
-        const Segment seg = walker.current();
-        const SegmentSpan span = segment_span(p, seg);
+        const Segment seg = work.segment();
+        const SegmentSpan span = work.span(p);
         const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
         const int rows = span.rows;
         const bool computes = 16 * row_tile < rows;  // a 16-row tile wholly past the output tile's rows only copies
@@ -198,7 +193,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
             issue_stage.advance();
             if (i < 0) {
                 // The fill's last turn: the peers a host waits for, found while its first copies fly.
-                if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
+                if (i == -1) contributors = work.contributors(p, cta);
                 continue;
             }
             cp_async_wait<stages - 1>();
@@ -324,6 +319,28 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const De
         trace.segment_end();
     }
     trace.cta_end();
+}
+
+}  // namespace detail
+
+// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
+// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
+// run(): segments from the live plan the prologue derives from the device-side lengths.
+template <typename T, int D, int ROWS, bool Trace>
+__global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const DecodeParams p) {
+    extern __shared__ uint4 smem[];
+    detail::CtaTrace<Trace> trace(p, blockIdx.x);  // before the wait: a CTA's start is when it became resident
+    detail::decode_mma<T, D, ROWS>(p, detail::LiveWork{detail::begin_cta(p, smem, trace)}, trace);
+}
+
+// A host-lengths step: segments from the host's table in the launch's parameters (step_table.hpp).
+template <typename T, int D, int ROWS>
+__global__ void __launch_bounds__(detail::threads, 1) decode_mma_table_kernel(const DecodeParams p, const __grid_constant__ StepTable step) {
+    detail::CtaTrace<false> trace(p, blockIdx.x);
+    allow_kernel_behind();  // fixed-split's reduce kernel may become resident
+    const detail::TableWork work(step, static_cast<int>(blockIdx.x));
+    detail::store_split_count(p, work);
+    detail::decode_mma<T, D, ROWS>(p, work, trace);
 }
 
 }  // namespace leanattn::cuda

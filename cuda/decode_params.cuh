@@ -31,7 +31,8 @@ struct DecodeParams {
                                   // (r < max_kv_head_rows = 1024, q_len ≤ 8), a multiply instead of a division (row_place)
     float scale_log2 = 0.0f;      // softmax scale × log2(e): scores go through exp2
     float* partials = nullptr;    // (grid, partial_floats): un-scaled O, then m, then l
-    std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; cleared by the prologue
+    std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; 0 again once its host read it
+    std::int32_t* split_counts = nullptr;  // (outputs) fixed-split, host-lengths steps: each output's splits (workspace.hpp)
     bool fused = true;            // stream-k: hosts reduce in this launch; else every split stores a partial
     TraceBuffer trace;            // read by the traced kernels only
 };

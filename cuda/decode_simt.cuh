@@ -15,11 +15,11 @@
 
 namespace leanattn::cuda {
 
-// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
-// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
-template <typename T, int D, int ROWS, bool Trace>
-__global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const DecodeParams p) {
-    using namespace detail;
+namespace detail {
+
+// The kernel's body, for either source of segments (Work: LiveWork or TableWork, decode_device.cuh).
+template <typename T, int D, int ROWS, bool Trace, typename Work>
+__device__ __forceinline__ void decode_simt(const DecodeParams& p, Work work, CtaTrace<Trace>& trace) {
     static_assert(D == 64 || D == 128 || D == 256, "head_dim 64, 128 or 256 (96 goes to decode_mma.cuh: 12 lanes per token do not tile a warp)");
     constexpr int lanes_per_token = D / 8;
     constexpr int tokens_per_step = 32 / lanes_per_token;
@@ -42,11 +42,10 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k) + chunk * 8;  // this lane's 8 dims of any token row
     const T* V = static_cast<const T*>(p.tensors.kv.v) + chunk * 8;
-    CtaTrace<Trace> trace(p, cta);  // before the wait: a CTA's start is when it became resident
-    for (CtaWalker walker = begin_cta(p, smem, trace); walker.valid(); walker.advance()) {
+    for (; work.valid(); work.advance()) {
         trace.segment_begin();
-        const Segment seg = walker.current();
-        const SegmentSpan span = segment_span(p, seg);
+        const Segment seg = work.segment();
+        const SegmentSpan span = work.span(p);
         const std::int64_t tok_begin = span.tok_begin, tok_end = span.tok_end;
 
         float q[ROWS][8];
@@ -96,7 +95,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
             issue_stage.advance();
             if (i < 0) {
                 // The fill's last turn: the peers a host waits for, found while its first copies fly.
-                if (i == -1) contributors = segment_contributors(p, walker.plan(), cta, seg);
+                if (i == -1) contributors = work.contributors(p, cta);
                 continue;
             }
             cp_async_wait<stages - 1>();
@@ -183,6 +182,28 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
         trace.segment_end();
     }
     trace.cta_end();
+}
+
+}  // namespace detail
+
+// Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
+// ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
+// run(): segments from the live plan the prologue derives from the device-side lengths.
+template <typename T, int D, int ROWS, bool Trace>
+__global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const DecodeParams p) {
+    extern __shared__ uint4 smem[];
+    detail::CtaTrace<Trace> trace(p, blockIdx.x);  // before the wait: a CTA's start is when it became resident
+    detail::decode_simt<T, D, ROWS>(p, detail::LiveWork{detail::begin_cta(p, smem, trace)}, trace);
+}
+
+// A host-lengths step: segments from the host's table in the launch's parameters (step_table.hpp).
+template <typename T, int D, int ROWS>
+__global__ void __launch_bounds__(detail::threads, 1) decode_simt_table_kernel(const DecodeParams p, const __grid_constant__ StepTable step) {
+    detail::CtaTrace<false> trace(p, blockIdx.x);
+    allow_kernel_behind();  // fixed-split's reduce kernel may become resident
+    const detail::TableWork work(step, static_cast<int>(blockIdx.x));
+    detail::store_split_count(p, work);
+    detail::decode_simt<T, D, ROWS>(p, work, trace);
 }
 
 }  // namespace leanattn::cuda

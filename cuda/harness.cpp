@@ -20,6 +20,24 @@ Schedule plan_for(const HarnessCase& c, const DeviceSpec& device, Strategy strat
     return make_schedule(c.problem, device, options);
 }
 
+// A workspace zeroed once, as a host-lengths step needs its flags (every step leaves them zero).
+DeviceBuffer zeroed_workspace(const Schedule& plan) {
+    DeviceBuffer workspace(workspace_bytes(plan));
+    check(cudaMemset(workspace.get(), 0, workspace.bytes()), "zero the workspace");
+    return workspace;
+}
+
+// One step of `plan` on `stream`: run(), or a host-lengths step at the layout's lengths.
+void step(const HarnessCase& c, const Schedule& plan, const DeviceTensors& tensors, const DeviceBuffer& workspace, cudaStream_t stream) {
+    if (!c.host_lengths) {
+        run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream);
+        return;
+    }
+    const TensorLayout& layout = tensors.layout();
+    const HostLengths lengths{layout.seqlens.data(), layout.cu_seqlens.empty() ? nullptr : layout.cu_seqlens.data()};
+    run(plan, tensors.view(), lengths, workspace.get(), workspace.bytes(), stream);
+}
+
 void keep_worst(Errors& worst, const Errors& e) {
     worst.rel_l2 = std::max(worst.rel_l2, e.rel_l2);
     worst.max_abs = std::max(worst.max_abs, e.max_abs);
@@ -73,13 +91,13 @@ Validation validate(const HarnessCase& c, int runs) {
     const ReferenceOutput ref = reference_attention(c.problem, host.view());
     Stream stream;
     for (const Schedule& plan : plans) {
-        DeviceBuffer workspace(workspace_bytes(plan));
+        const DeviceBuffer workspace = zeroed_workspace(plan);
         StrategyCheck check_result;
         check_result.strategy = plan.strategy;
         check_result.grid = plan.grid;
         for (int r = 0; r < runs; ++r) {  // poisoned before every run: a stale result cannot pass
             tensors.poison_outputs(stream.get());
-            run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+            step(c, plan, tensors, workspace, stream.get());
             stream.synchronize();
             tensors.outputs_to_host(host);
             keep_worst(check_result.worst, compare_to_reference(c.problem, host.view(), ref));
@@ -104,16 +122,16 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
     Stream stream;
     EventTimer timer;
     for (const Schedule& plan : plans) {
-        DeviceBuffer workspace(workspace_bytes(plan));
+        const DeviceBuffer workspace = zeroed_workspace(plan);
         // Graph replay: the step's two or three launches reach the GPU together, so the host's launch time
         // (and any gap between the kernels it could cause) stays out of the measurement, as in a serving
         // loop that replays a captured step. The flush before each replay makes every K/V byte come from HBM.
-        const CapturedGraph step(stream.get(), [&](cudaStream_t s) { run(plan, tensors.view(), workspace.get(), workspace.bytes(), s); });
+        const CapturedGraph graph(stream.get(), [&](cudaStream_t s) { step(c, plan, tensors, workspace, s); });
         std::vector<float> ms;
         for (int i = 0; i < repeat + 3; ++i) {  // 3 warm-up replays
             flusher.flush(stream.get());
             timer.start(stream.get());
-            step.launch(stream.get());
+            graph.launch(stream.get());
             timer.stop(stream.get());
             const float t = timer.elapsed_ms();
             if (i >= 3) ms.push_back(t);

@@ -31,6 +31,7 @@ struct HarnessCase {
     PlanOptions plan;                 // its strategy is replaced by each of `strategies`
     std::vector<Strategy> strategies = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
     DeviceTiming timing;              // the planner's cost fields (live_device supplies SMs and CTAs per SM)
+    bool host_lengths = false;        // run host-lengths steps (decode.hpp: the host walks the plan, the launch carries it), not run()'s
 };
 
 struct StrategyCheck {

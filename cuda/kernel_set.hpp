@@ -11,6 +11,7 @@
 namespace leanattn::cuda {
 
 struct DecodeParams;
+struct StepTable;
 
 // The kernels are compiled for 1, 2, 4, 8, 16, 32, 64 and 128 query rows per output tile (group · q_len); a
 // problem runs on the smallest that holds its rows, the rest being padding. 0 beyond the largest.
@@ -26,6 +27,9 @@ struct KernelVariant {
 struct KernelSet {
     void (*decode)(DecodeParams) = nullptr;
     void (*reduce)(DecodeParams) = nullptr;
+    // A host-lengths step's (step_table.hpp): the same kernels reading their segments from the launch; untraced only.
+    void (*decode_table)(DecodeParams, StepTable) = nullptr;
+    void (*reduce_table)(DecodeParams) = nullptr;
 };
 
 // Threads per CTA of both kernels, and the decode kernel's dynamic shared memory (bytes).

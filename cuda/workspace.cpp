@@ -22,6 +22,7 @@ WorkspaceLayout workspace_layout(const Schedule& plan) {
     w.flag_count = plan.fused_reduction() ? plan.grid : 0;
     w.partial_floats = partial_floats(plan.problem);
     w.partial_slots = partials ? plan.grid : 0;
+    w.split_count_entries = plan.strategy == Strategy::fixed_split && plan.splits > 1 ? plan.problem.outputs() : 0;
 
     std::size_t at = 0;
     auto section = [&at](std::size_t bytes) {
@@ -33,6 +34,7 @@ WorkspaceLayout workspace_layout(const Schedule& plan) {
     w.request_tiles = section(batch * sizeof(std::int64_t));
     w.request_offset = section((batch + 1) * sizeof(std::int64_t));
     w.flags = section(static_cast<std::size_t>(w.flag_count) * sizeof(std::int32_t));
+    w.split_counts = section(static_cast<std::size_t>(w.split_count_entries) * sizeof(std::int32_t));
     w.partials = section(static_cast<std::size_t>(w.partial_slots * w.partial_floats) * sizeof(float));
     w.bytes = at;
     return w;

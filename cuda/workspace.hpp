@@ -9,6 +9,9 @@
 //   flags           (grid)        int32: set to 1 by a CTA once its partial is stored (stream-k only: the
 //                                 hosts wait inside the launch); cleared by the prologue of every run that may
 //                                 use them (not by a step that walks as no-split at the plan's own lengths)
+//   split_counts    (outputs)     int32: fixed-split with several splits, a host-lengths step only: each output's
+//                                 splits, written by its first split for the reduce kernel (a step of run()
+//                                 reads the live plan instead)
 //   partials        (grid, rows · head_dim + 2 · rows) fp32: a CTA's un-scaled O, then m, then l (plans
 //                                 whose outputs can have more than one contributor)
 #pragma once
@@ -33,8 +36,10 @@ struct WorkspaceLayout {
     std::size_t request_tiles = 0;
     std::size_t request_offset = 0;
     std::size_t flags = 0;
+    std::size_t split_counts = 0;
     std::size_t partials = 0;
     std::int64_t flag_count = 0;     // int32 flags: the grid when the plan reduces inside the launch, else 0
+    std::int64_t split_count_entries = 0;  // int32 split counts: the outputs under fixed-split with several splits, else 0
     std::int64_t partial_floats = 0; // floats of one CTA's partial slot
     std::int64_t partial_slots = 0;  // slots: the grid when an output can have several contributors, else 0
     std::size_t bytes = 0;           // the whole workspace

@@ -7,14 +7,27 @@
 # the actual lengths: only the library shows how a capacity plan walks shorter, ragged lengths).
 #
 # usage (on the GPU machine, from the repository root):
-#   bench/gpu/ab.sh DEV_A DEV_B OUT [--ragged] [-- extra cuda-bench flags, e.g. --dtype bf16]
+#   bench/gpu/ab.sh DEV_A DEV_B OUT [--models] [--ragged] [-- extra cuda-bench flags, e.g. --dtype bf16]
 #   DEV_A, DEV_B: folders holding leanattn and libleanattn.so (bench/gpu/prepare.sh makes .devbuild; copy it
-#   aside before building the other version)
+#   aside before building the other version), each optionally followed by flags for its side alone after a colon
+#   (`.devbuild:--lengths host`: one build, two ways of running it)
+#   --models: the model shapes of target_shapes.sh too
 # Writes OUT/ab.txt (the table), OUT/A-*.json and OUT/B-*.json (every cuda bench result).
 set -uo pipefail
-a=$1; b=$2; out=$3; shift 3
-ragged=""
-if [ "${1:-}" = "--ragged" ]; then ragged=1; shift; fi
+a=${1%%:*}; b=${2%%:*}; out=$3
+a_flags=""; b_flags=""
+case $1 in *:*) a_flags=${1#*:} ;; esac
+case $2 in *:*) b_flags=${2#*:} ;; esac
+shift 3
+ragged="" models=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case $1 in
+    --ragged) ragged=1 ;;
+    --models) models=1 ;;
+    *) echo "ab.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
 [ "${1:-}" = "--" ] && shift
 mkdir -p "$out"
 export LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1
@@ -24,13 +37,14 @@ shapes=("${target_shapes[@]}"  # and three the targets lack: a long GQA context,
   "b1-h32kv8-d128-64k:--batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 65536"
   "b1-h32kv16-d64-16k:--batch 1 --heads 32 --kv-heads 16 --head-dim 64 --ctx 16384"
   "b1-h32kv32-d128-16k:--batch 1 --heads 32 --head-dim 128 --ctx 16384")
+[ -n "$models" ] && shapes+=("${model_shapes[@]}")
 for s in "${shapes[@]}"; do
   name=${s%%:*}; flags=${s#*:}
   for round in 1 2; do
     for side in A B; do
-      dev=$a; [ "$side" = B ] && dev=$b
+      dev=$a side_flags=$a_flags; [ "$side" = B ] && dev=$b side_flags=$b_flags
       # shellcheck disable=SC2086
-      "$dev/leanattn" cuda bench $flags "$@" --strategy all --format json >"$out/$side-$name-$round.json" 2>"$out/$side-$name-$round.err"
+      "$dev/leanattn" cuda bench $flags $side_flags "$@" --strategy all --format json >"$out/$side-$name-$round.json" 2>"$out/$side-$name-$round.err"
     done
   done
 done

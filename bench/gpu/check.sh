@@ -4,10 +4,12 @@
 # 64/96/128/256 x (group, q_len) pairs from one row to 1024 rows in row blocks x fp16/bf16) and over every model of
 # data/models (q_len 1 and 4, fp16 and bf16, a ragged batch), the host time of cuda::run, and compute-sanitizer on one
 # paged and one GQA problem (bench/gpu/sanitize.sh covers every path). Logs into OUT; a summary at the end.
-# usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT
+# usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT [validate flags...]
 #   DEVBUILD holds leanattn, libleanattn.so, test_cuda and bench_cuda_run_overhead (bench/gpu/prepare.sh --check)
+#   validate flags: added to every `cuda validate` (e.g. --lengths host: every path as a host-lengths step)
 set -uo pipefail
-dev=$1; out=$2
+dev=$1; out=$2; shift 2
+extra=("$@")
 mkdir -p "$out"
 export LEANATTN_LIBRARY=$PWD/$dev/libleanattn.so LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1
 summary=()
@@ -20,7 +22,7 @@ step() {  # step NAME LOG COMMAND...: runs it with a time limit, records pass/fa
 }
 validate() {  # validate FLAGS...: one `cuda validate` run, headed "== FLAGS" in the log, marked FAILED when it fails
   echo "== $*"
-  "$dev/leanattn" cuda validate "$@" || echo "   ^ FAILED"
+  "$dev/leanattn" cuda validate "$@" "${extra[@]}" || echo "   ^ FAILED"
 }
 failures() {  # failures NAME LOG: the summary line of a log of validate runs
   summary+=("$(printf '%-28s %s failed of %s' "$1" "$(grep -c 'FAILED' "$out/$2")" "$(grep -c '^==' "$out/$2")")")

@@ -110,7 +110,7 @@ TEST_CASE("run() refuses bad input before it enqueues anything") {
     CHECK(nodes == (refusal == "accepted" ? static_cast<std::size_t>(1 + plan.launches) : 0));
 }
 
-TEST_CASE("the prologue derives core's live_view on the device, for batches across its 1024-request chunks, and clears the flags") {
+TEST_CASE("the prologue derives core's live_view on the device, for batches across its 1024-request chunks, and a run leaves every flag 0") {
     if (!gpu_or_skip("the live-plan prologue test")) return;
     std::mt19937_64 rng(17);
     for (std::int64_t batch : {1, 31, 1024, 1025, 3000}) {
@@ -147,15 +147,12 @@ TEST_CASE("the prologue derives core's live_view on the device, for batches acro
             CHECK(live.chunk == expected.chunk);
             CHECK(live.snap == expected.snap);
             CHECK(live.strategy == expected.strategy);
-            // After the run, exactly the CTAs that stored a partial for a host have raised their flag; a step that
-            // walks as no-split at the plan's own lengths uses none and leaves them as they were.
+            // After the run every flag is 0 again: the prologue cleared the dirt, each peer that stored a partial
+            // raised its flag and its host lowered it once read (a host-lengths step, with no prologue, relies on it). A
+            // step that walks as no-split at the plan's own lengths uses none and leaves them as they were.
             if (plan.one_output_per_cta && expected.total_tiles == plan.total_tiles) continue;
             const auto flags = download<std::int32_t>(base + w.flags, static_cast<std::size_t>(w.flag_count));
-            for (std::int64_t g = 0; g < w.flag_count; ++g) {
-                CtaWalker walk(expected, g);
-                const bool stored = walk.valid() && !walk.current().host && plan::contributor_count(expected, walk.current().output) > 1;
-                CHECK(flags[static_cast<std::size_t>(g)] == (stored ? 1 : 0));
-            }
+            for (std::int64_t g = 0; g < w.flag_count; ++g) CHECK(flags[static_cast<std::size_t>(g)] == 0);
         }
     }
 }
@@ -313,5 +310,69 @@ TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skip
         CHECK(host.o == with_lse);
         const bool lse_untouched = std::all_of(host.lse.begin(), host.lse.end(), [](float x) { return std::isnan(x); });
         CHECK(lse_untouched);
+    }
+}
+
+TEST_CASE("a host-lengths step computes run()'s bits at the same lengths, for every strategy and layout, replayed from a graph, and leaves the flags 0") {
+    if (!gpu_or_skip("the host-lengths step test")) return;
+    struct Case {
+        Problem capacity;
+        DType dtype;
+        CacheLayout layout;
+    };
+    Problem mqa = gpu_problem(20, 1, 64, {2500, 300, 4000});  // 20 rows x q_len 2: three row blocks of 16
+    mqa.q_len = 2;
+    const Case cases[] = {
+        {gpu_problem(8, 8, 128, {1700, 900, 1400}), DType::fp16, CacheLayout::paged},   // CUDA cores
+        {gpu_problem(32, 8, 64, {2200, 1500}), DType::bf16, CacheLayout::ragged},       // tensor cores
+        {gpu_problem(16, 4, 96, {3000, 700, 1800, 2500}), DType::fp16, CacheLayout::token_major},
+        {gpu_problem(8, 2, 256, {5000, 33}), DType::bf16, CacheLayout::padded},
+        {mqa, DType::fp16, CacheLayout::padded},
+        {gpu_problem(8, 8, 64, std::vector<std::int64_t>(80, 300)), DType::fp16, CacheLayout::padded},  // no-split: more CTAs than a launch's table
+    };
+    std::mt19937_64 rng(29);
+    for (const Case& c : cases) {
+        const DeviceSpec device = cuda::live_device(c.capacity, c.dtype);
+        cuda::DeviceTensors tensors(c.capacity, c.dtype, c.layout, 16, 3);
+        cuda::HostTensors host = tensors.to_host();
+        // Live lengths below the capacities (the capacity plan walked shorter), one step at the capacities.
+        for (int lengths_kind = 0; lengths_kind < 2; ++lengths_kind) {
+            std::vector<std::int32_t> lengths;
+            for (std::int64_t cap : c.capacity.ctx) {
+                lengths.push_back(lengths_kind == 0 ? static_cast<std::int32_t>(cap)
+                                                    : static_cast<std::int32_t>(c.capacity.q_len + rng() % static_cast<std::uint64_t>(cap - c.capacity.q_len + 1)));
+            }
+            const cuda::Stream stream;
+            tensors.set_seqlens(lengths, stream.get());
+            const cuda::HostLengths host_lengths{lengths.data(), tensors.layout().cu_seqlens.empty() ? nullptr : tensors.layout().cu_seqlens.data()};
+            for (Strategy strategy : all_strategies) {
+                CAPTURE(c.capacity.q_heads, c.capacity.kv_heads, c.capacity.head_dim, cache_layout_name(c.layout), lengths_kind, strategy_name(strategy));
+                const Schedule plan = make_schedule(c.capacity, device, PlanOptions{.strategy = strategy});
+                const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+                cuda::check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream.get()), "zero the workspace");
+                tensors.poison_outputs(stream.get());
+                cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+                stream.synchronize();
+                tensors.outputs_to_host(host);
+                const std::vector<unsigned char> want_o = host.o;
+                const std::vector<float> want_lse = host.lse;
+                const ReferenceOutput ref = reference_attention(c.capacity, host.view());
+                REQUIRE(compare_to_reference(c.capacity, host.view(), ref).rel_l2 <= tolerance(c.dtype));
+                const cuda::CapturedGraph step(stream.get(), [&](cudaStream_t s) {
+                    cuda::run(plan, tensors.view(), host_lengths, workspace.get(), workspace.bytes(), s);
+                });
+                for (int replay = 0; replay < 3; ++replay) {
+                    tensors.poison_outputs(stream.get());
+                    step.launch(stream.get());
+                    stream.synchronize();
+                    tensors.outputs_to_host(host);
+                    REQUIRE(host.o == want_o);
+                    REQUIRE(std::memcmp(host.lse.data(), want_lse.data(), want_lse.size() * sizeof(float)) == 0);
+                }
+                const cuda::WorkspaceLayout w = cuda::workspace_layout(plan);
+                const auto flags = download<std::int32_t>(workspace.get<unsigned char>() + w.flags, static_cast<std::size_t>(w.flag_count));
+                for (std::int32_t f : flags) REQUIRE(f == 0);
+            }
+        }
     }
 }

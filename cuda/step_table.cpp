@@ -1,0 +1,42 @@
+#include "step_table.hpp"
+
+#include <vector>
+
+#include "core/live_plan.hpp"
+#include "core/walker.hpp"
+
+namespace leanattn::cuda {
+
+bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step) {
+    const std::int64_t batch = plan.problem.batch, per_request = plan.problem.outputs_per_request(), tile = plan.problem.tile;
+    if (plan.grid > max_table_ctas) return false;
+    // The walk the device would do at these lengths: core's live_view (the snap re-checked, one output per CTA
+    // walked as no-split), then every CTA's segments through the core's walker.
+    std::vector<std::int64_t> request_tiles(static_cast<std::size_t>(batch)), request_offset(request_tiles.size() + 1);
+    const PlanView live = live_view(plan, kv, seqlens, request_tiles.data(), request_offset.data());
+    int count = 0;
+    for (std::int64_t g = 0; g < plan.grid; ++g) {
+        step.cta_first[g] = static_cast<std::uint16_t>(count);
+        for (CtaWalker walker(live, g); walker.valid(); walker.advance()) {
+            if (count == max_table_segments) return false;
+            const Segment& seg = walker.current();
+            const std::int64_t tokens = tensors::live_tokens(kv, seqlens, seg.output / per_request);
+            const std::int64_t end = seg.end * tile < tokens ? seg.end * tile : tokens;
+            // A host's count of contributors (itself first): the CTAs the kernel waits for under stream-k, the splits
+            // fixed-split's reduce kernel merges. Only a host of an output it does not hold whole has more than one.
+            const std::int64_t contributors = seg.host && !seg.finishing ? plan::host_contributors(live, g, seg) : 1;
+            TableSegment& out = step.segments[count++];
+            out.output = static_cast<std::int32_t>(seg.output);
+            out.tok_begin = static_cast<std::int32_t>(seg.begin * tile);
+            out.tok_end = static_cast<std::int32_t>(end);
+            out.tokens = static_cast<std::int32_t>(tokens);
+            out.role = static_cast<std::uint32_t>(contributors) | (seg.host ? TableSegment::host_bit : 0u) |
+                       (seg.finishing ? TableSegment::finishing_bit : 0u);
+        }
+    }
+    step.cta_first[plan.grid] = static_cast<std::uint16_t>(count);
+    step.grid = static_cast<std::int32_t>(plan.grid);
+    return true;
+}
+
+}  // namespace leanattn::cuda

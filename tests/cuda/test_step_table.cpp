@@ -1,0 +1,120 @@
+// A host-lengths step's table (cuda/step_table.hpp), on the CPU: for random plans walked at random live lengths,
+// every live token of every output lies in exactly one segment; each output that has tokens has one host, whose
+// count of contributors is the number of its segments, held by the CTAs that follow it; and a plan too large for
+// a launch is refused rather than cut short.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <utility>
+
+#include "../core/random_problems.hpp"
+#include "core/live_plan.hpp"
+#include "cuda/step_table.hpp"
+
+using namespace leanattn;
+using namespace leanattn::testing;
+
+namespace {
+
+// A strided cache view of the problem's capacities: live_tokens clamps to `capacity` (every request's the same).
+KvCacheView strided_view(const Problem& p) {
+    KvCacheView kv;
+    kv.layout = KvLayout::strided;
+    kv.capacity = *std::max_element(p.ctx.begin(), p.ctx.end());
+    return kv;
+}
+
+}  // namespace
+
+TEST_CASE("a step table holds every live token of every output once, one host per output counting its contributors, on consecutive CTAs") {
+    auto rng = seeded_rng(47);
+    static cuda::StepTable step;
+    int tabulated = 0;
+    for (int i = 0; i < 3000; ++i) {
+        Problem p = random_problem(rng, 20000);
+        p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
+        p.q_heads = p.kv_heads * log_uniform(rng, 1, 8);
+        DeviceSpec d = random_device(rng);
+        d.sms = log_uniform(rng, 1, 160);
+        d.ctas_per_sm = 1;
+        const Strategy strategy = std::array{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}[i % 3];
+        PlanOptions options{.strategy = strategy};
+        if (strategy == Strategy::stream_k && i % 2 == 1) options.stream_k_rule = StreamKRule::paper;
+        const Schedule plan = make_schedule(p, d, options);
+        const std::vector<std::int32_t> lengths = i % 4 == 0 ? std::vector<std::int32_t>(p.ctx.begin(), p.ctx.end()) : random_live_lengths(rng, p);
+        const KvCacheView kv = strided_view(p);
+        CAPTURE(i, describe(p, d), strategy_name(strategy), plan.grid);
+        if (!cuda::make_step_table(plan, kv, lengths.data(), step)) {
+            // Refused only when it does not fit a launch.
+            std::int64_t segments = 0;
+            std::vector<std::int64_t> tiles(static_cast<std::size_t>(p.batch)), offsets(tiles.size() + 1);
+            const PlanView live = live_view(plan, kv, lengths.data(), tiles.data(), offsets.data());
+            for (std::int64_t g = 0; g < plan.grid; ++g) {
+                for (CtaWalker w(live, g); w.valid(); w.advance()) ++segments;
+            }
+            REQUIRE((plan.grid > cuda::max_table_ctas || segments > cuda::max_table_segments));
+            continue;
+        }
+        ++tabulated;
+        REQUIRE(step.grid == plan.grid);
+        // Each output's segments in CTA order, with the tokens they hold.
+        std::map<std::int64_t, std::vector<std::pair<std::int64_t, cuda::TableSegment>>> by_output;
+        for (std::int64_t g = 0; g < plan.grid; ++g) {
+            REQUIRE(step.cta_first[g] <= step.cta_first[g + 1]);
+            for (int s = step.cta_first[g]; s < step.cta_first[g + 1]; ++s) by_output[step.segments[s].output].push_back({g, step.segments[s]});
+        }
+        for (std::int64_t o = 0; o < p.outputs(); ++o) {
+            const std::int64_t tokens = tensors::live_tokens(kv, lengths.data(), o / p.outputs_per_request());
+            const auto found = by_output.find(o);
+            if (tokens == 0) {
+                REQUIRE(found == by_output.end());
+                continue;
+            }
+            REQUIRE(found != by_output.end());
+            const auto& segs = found->second;
+            // Tokens [0, tokens) covered once, in order: each segment starts where the one before ended.
+            std::int64_t next = 0;
+            for (const auto& [g, seg] : segs) {
+                REQUIRE(seg.tokens == tokens);
+                REQUIRE(seg.tok_begin == next);
+                REQUIRE(seg.tok_end > seg.tok_begin);
+                next = seg.tok_end;
+            }
+            REQUIRE(next == tokens);
+            // The host holds the first tokens and counts every contributor; the others follow it, CTA after CTA.
+            const auto host_role = segs.front().second.role;
+            REQUIRE((host_role & cuda::TableSegment::host_bit) != 0);
+            REQUIRE((segs.back().second.role & cuda::TableSegment::finishing_bit) != 0);
+            REQUIRE((host_role & cuda::TableSegment::contributor_mask) == segs.size());
+            for (std::size_t k = 1; k < segs.size(); ++k) {
+                REQUIRE((segs[k].second.role & cuda::TableSegment::host_bit) == 0);
+                REQUIRE((segs[k].second.role & cuda::TableSegment::contributor_mask) == 1);
+                REQUIRE(segs[k].first == segs.front().first + static_cast<std::int64_t>(k));
+            }
+        }
+    }
+    CHECK(tabulated > 1000);  // most random plans fit a launch: the properties above were checked on them
+}
+
+TEST_CASE("a plan with more CTAs or segments than one launch holds is refused, not cut short") {
+    Problem p;
+    p.batch = 1, p.q_heads = 8, p.kv_heads = 8, p.head_dim = 128, p.tile = 128;
+    p.ctx = {1024};
+    DeviceSpec d;
+    d.name = "wide";
+    d.sms = cuda::max_table_ctas + 1;
+    const Schedule fixed = make_schedule(p, d, PlanOptions{.strategy = Strategy::fixed_split, .splits = 8});
+    static cuda::StepTable step;
+    const std::int32_t lengths[] = {1024};
+    KvCacheView kv;
+    kv.capacity = 1024;
+    REQUIRE(cuda::make_step_table(fixed, kv, lengths, step));  // 64 CTAs, 64 segments
+    p.batch = 80;
+    p.ctx.assign(80, 1024);
+    const Schedule many = make_schedule(p, d, PlanOptions{.strategy = Strategy::no_split});  // 640 CTAs
+    const std::vector<std::int32_t> long_lengths(80, 1024);
+    CHECK_FALSE(cuda::make_step_table(many, kv, long_lengths.data(), step));
+    d.sms = 132;
+    const Schedule stream_k = make_schedule(p, d, PlanOptions{.stream_k_rule = StreamKRule::paper});  // 640 outputs on 132 CTAs
+    CHECK_FALSE(cuda::make_step_table(stream_k, kv, long_lengths.data(), step));
+}
