@@ -15,6 +15,7 @@
 #include "live_plan_kernel.hpp"
 #include "step_table.hpp"
 #include "run_checks.hpp"
+#include "split_reduce.cuh"
 #include "trace.hpp"
 #include "workspace.hpp"
 
@@ -44,6 +45,12 @@ void launch(void (*kernel)(Params...), unsigned grid, int shared_bytes, cudaStre
     check(cudaLaunchKernelEx(&config, kernel, args...), "launch");
 }
 
+// fixed-split's reduce kernel: split_reduce.cuh's CTAs per output, for every output.
+unsigned reduce_grid(const Schedule& plan) {
+    const Problem& shape = plan.problem;
+    return static_cast<unsigned>(shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim));
+}
+
 KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.block_rows()), trace}; }
 
 // What both kinds of step check before they enqueue anything (an InputError leaves the stream untouched), and
@@ -54,7 +61,8 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
     check_decode_tensors(shape, t, /*host_readable=*/false);
     check_alignment(t);
     check_workspace(plan, workspace, bytes);
-    if (plan.grid > INT_MAX || shape.outputs() > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
+    const std::int64_t reduce_ctas = plan.launches > 1 ? shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim) : 0;
+    if (plan.grid > INT_MAX || reduce_ctas > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, current_device_sms(), kernels.ctas_per_sm);
     return kernels;
@@ -96,7 +104,7 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
 
     enqueue_live_plan(view, plan, t, workspace, workspace_layout(plan), stream);
     launch(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, true, p);
-    if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(plan.problem.outputs()), 0, stream, true, p);
+    if (plan.launches > 1) launch(kernels.set.reduce, reduce_grid(plan), 0, stream, true, p);
 }
 
 }  // namespace
@@ -140,7 +148,7 @@ void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& 
     }
     const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
     launch(kernels.set.decode_table, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
-    if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(plan.problem.outputs()), 0, stream, true, p);
+    if (plan.launches > 1) launch(kernels.set.reduce_table, reduce_grid(plan), 0, stream, true, p);
 }
 
 void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
