@@ -42,8 +42,9 @@ struct LaunchProgram {
 // split kernel (every split stores a partial when splits > 1), or no-split.
 LaunchProgram main_launch(const Schedule& schedule, const KernelModel& kernel, std::int64_t bytes_per_element);
 
-// Fixed-split's second kernel: one CTA per output reads its splits' partials (splits · rows · (d + 2) · 4
-// bytes: float O plus m and l) and stores the output. Empty when the plan has one launch.
+// Fixed-split's second kernel: the CTAs of each output (one, or one per reduce_values_per_cta of its values) read
+// their share of its splits' partials (splits · rows · (d + 2) · 4 bytes in all: float O plus m and l) and store
+// the output. Empty when the plan has one launch.
 LaunchProgram reduce_launch(const Schedule& schedule, const KernelModel& kernel);
 
 }  // namespace leanattn::sim

@@ -114,6 +114,9 @@ void check_kernel_model(const KernelModel& k) {
     if (!(k.latency_knee_exponent >= 1.0 && k.latency_knee_exponent <= 64.0)) refuse("latency_knee_exponent", k.latency_knee_exponent, "must lie in 1..64");
     if (k.ctas_per_sm < 0 || k.ctas_per_sm > max_ctas_per_sm) refuse("ctas_per_sm", static_cast<double>(k.ctas_per_sm), "must lie in 0..1024 (0: the device's)");
     if (k.tensor_core_rows_min < 1 || k.tensor_core_rows_min > 256) refuse("tensor_core_rows_min", static_cast<double>(k.tensor_core_rows_min), "must lie in 1..256");
+    if (k.reduce_values_per_cta < 0 || k.reduce_values_per_cta > 1 << 20) {
+        refuse("reduce_values_per_cta", static_cast<double>(k.reduce_values_per_cta), "must lie in 0..1048576 (0: one reduce CTA per output)");
+    }
 }
 
 }  // namespace leanattn::sim

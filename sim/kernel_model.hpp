@@ -76,7 +76,11 @@ struct KernelModel {
     double merge_ns_per_kb = 0.0;       // per KiB of the peers' partials read
     double reduce_launch_ns = 2000.0;   // fixed-split: from the split kernel's end to the reduce kernel's CTAs
     double reduce_cta_ns = 600.0;       // fixed-split: a reduce CTA's start, before it reads the partials (then it stores the output)
-    double reduce_ns_per_kb = 0.0;      // fixed-split: a reduce CTA's merge per KiB of its output's partials (beside reading them)
+    double reduce_ns_per_kb = 0.0;      // fixed-split: a reduce CTA's merge per KiB of the partials it reads (beside reading them)
+    // fixed-split: the reduce kernel's CTAs take this many of an output's rows × head_dim values each, so an output has
+    // ⌈values / this⌉ CTAs, each reading its share of every split's partial (kernel v20: 256, a thread per value);
+    // 0: one CTA per output reads them all (the paper's kernel, and leanattn's before v20). Not fitted: the kernel's shape.
+    std::int64_t reduce_values_per_cta = 0;
 
     bool uses_copy_bandwidth() const { return bandwidth_over_copy > 0.0; }
 };

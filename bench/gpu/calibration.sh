@@ -8,6 +8,8 @@
 # Writes OUT/{machine.txt, train.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}.
 # CALIBRATION_DEVICE (default h100-sxm) is the device file the plans are made with: the GPU's own, so that the
 # aligned stream-k rule reads the same timing keys here as `leanattn calibrate --device` does there.
+# CALIBRATION_FLAGS (default none) go to every `cuda bench`, e.g. "--lengths host" to time host-lengths steps
+# (no traces then: the traced kernel reads its lengths on the device).
 # `leanattn calibrate` reads the JSON lines (docs/calibration.md).
 set -euo pipefail
 build=${1:?usage: calibration.sh BUILD OUT}
@@ -21,9 +23,10 @@ leanattn="$build/leanattn"
 } > "$out/machine.txt" 2>&1
 repeat=${CALIBRATION_REPEAT:-50}
 device=${CALIBRATION_DEVICE:-h100-sxm}
-"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" --device "$device" -o "$out/train.jsonl" 2> "$out/train.log"
+read -r -a flags <<< "${CALIBRATION_FLAGS:-}"
+"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/train.jsonl" 2> "$out/train.log"
 for round in 1 2; do
-    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" --device "$device" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
+    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
 done
 # Traces: a split GQA decode, a ragged batch, MQA, many short requests, the paper's long head-dim-64 case.
 traces=(
@@ -33,7 +36,7 @@ traces=(
     "b64-1k:--model llama-3-8b --batch 64 --ctx 1024"
     "paper-b6-64k:--batch 6 --heads 48 --head-dim 64 --ctx 65536"
 )
-for entry in "${traces[@]}"; do
+[ ${#flags[@]} -eq 0 ] && for entry in "${traces[@]}"; do
     name=${entry%%:*}
     # shellcheck disable=SC2086
     "$leanattn" cuda bench ${entry#*:} --repeat "$repeat" --device "$device" --format json --trace "$out/trace-$name.json" > "$out/trace-$name.bench.json" 2>> "$out/traces.log"

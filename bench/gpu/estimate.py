@@ -28,6 +28,7 @@ HASH_RUNS = 100
 
 PEER_FACTORS = {
     "leanattn/stream-k": 1.1, "leanattn/fixed-split": 1.15, "leanattn/no-split": 2.5, "leanattn/stream-k-paged16": 1.15,
+    "leanattn/stream-k-device": 1.1,
     "sdpa/flash": 2.0, "sdpa/cudnn": 1.3, "sdpa/efficient": 3.5, "flashinfer/decode": 1.3,
 }
 LEANATTN_PEERS = ("leanattn/stream-k", "leanattn/fixed-split", "leanattn/no-split")
@@ -35,9 +36,12 @@ SDPA_PEERS = ("sdpa/flash", "sdpa/cudnn", "sdpa/efficient")
 
 
 def peers_for(shape, flashinfer=True):
-    """The peers timed on a shape: every leanattn strategy, SDPA's three backends, FlashInfer; the paged variant
+    """The peers timed on a shape: every leanattn strategy (host-lengths steps), SDPA's three backends, FlashInfer;
+    stream-k reading its lengths on the device where the shape is a target, ragged or in the fixed-cost sweep; the paged variant
     of stream-k beside FlashInfer's paged cache where the shape is a target, a bench case or ragged."""
     peers = list(LEANATTN_PEERS)
+    if shape.section in ("targets", "ragged", "sweep"):  # the sweep's fits give its fixed cost beside the others'
+        peers.append("leanattn/stream-k-device")
     if shape.section in ("targets", "bench", "ragged"):
         peers.append("leanattn/stream-k-paged16")
     peers += SDPA_PEERS

@@ -33,8 +33,18 @@ SECTIONS = (("targets", "Targets' named shapes"), ("bench", "bench/gpu's earlier
             ("grid", "Grid: B x ctx for Llama-3-8B (32/8, d 128) and the paper's 32/32 d 64"),
             ("sweep", "Fixed-cost sweep (B=4, 8 KV heads, contexts 1k-64k)"))
 SHORT = {"leanattn/stream-k": "stream-k", "leanattn/fixed-split": "fixed", "leanattn/no-split": "no-split",
-         "leanattn/stream-k-paged16": "sk-paged16", "sdpa/flash": "flash", "sdpa/cudnn": "cuDNN", "sdpa/efficient": "efficient",
+         "leanattn/stream-k-paged16": "sk-paged16", "leanattn/stream-k-device": "sk-device", "sdpa/flash": "flash", "sdpa/cudnn": "cuDNN", "sdpa/efficient": "efficient",
          "flashinfer/decode": "FlashInfer"}
+
+
+def lengths_sentence(run):
+    """How leanattn's rows ran: host-lengths steps, with stream-k reading its lengths on the device beside them."""
+    if not any("leanattn/stream-k-device" in row.peers for row in run.rows.values()):
+        return ""
+    return (" leanattn's stream-k, fixed and no-split columns (and sk-paged16) are host-lengths steps: the lengths are passed on "
+            "the host, as SDPA's dense call has them, and the kernel finds its segments in its launch; sk-device is stream-k "
+            "reading the lengths on the device at every step (a prologue kernel), the step one captured CUDA graph replays while "
+            "lengths grow.")
 
 
 def fmt(v, spec=".1f", none="-"):
@@ -175,7 +185,7 @@ def report(run, sanitizer_lines=(), run_command="", make_command="", svg_name=""
             "was timed eagerly after the same flush and spin. Floor = K+V bytes / copy bandwidth; "
             f"copy bandwidth (2 GiB device-to-device, bytes read + written) {fmt(copy, '.0f')} GB/s at the start, "
             f"{fmt(run.copies.get('end', {}).get('gbps'), '.0f')} GB/s at the end. Speedups are ratios of times measured side by "
-            "side in this run." + calibration_sentence(run), ""]
+            "side in this run." + calibration_sentence(run) + lengths_sentence(run), ""]
     out += ["## Targets", "", "| target | verdict | numbers |", "|---|---|---|"]
     targets = report_targets.evaluate(run, sanitizer_lines)
     for t in targets:

@@ -4,8 +4,11 @@
     out = run()                  one decode step on torch's current stream; returns the (B, 1, Hq, d) output
     run.poison()                 fills the output run() will write with NaN (before a check)
 
-    leanattn/<strategy>          leanattn.DecodePlan(strategy=...) on the strided (B, N, Hkv, d) view
+    leanattn/<strategy>          leanattn.DecodePlan(strategy=...) on the strided (B, N, Hkv, d) view, run as a host-lengths
+                                 step (the lengths passed as host_seqlens, as SDPA's dense call fixes them on the host)
     leanattn/stream-k-paged16    the same on the paged view, blocks of 16 tokens (beside FlashInfer's pages)
+    leanattn/stream-k-device     stream-k reading cache_seqlens on the device at every step (a prologue kernel): the
+                                 step a CUDA graph replays while lengths grow
     sdpa/<backend>               torch's scaled_dot_product_attention with one backend enabled (sdpa_kernel):
                                  q (B, Hq, 1, d) over K, V (B, Hkv, max ctx, d); GQA through enable_gqa=True;
                                  a ragged batch padded to its longest request with a boolean mask (a backend
@@ -21,10 +24,11 @@ SDPA_BACKENDS = ("flash", "cudnn", "efficient")
 
 
 class LeanattnPeer:
-    def __init__(self, strategy, paged=False):
+    def __init__(self, strategy, paged=False, device_lengths=False):
         self.strategy = strategy
         self.paged = paged
-        self.name = f"leanattn/{strategy}" + ("-paged16" if paged else "")
+        self.device_lengths = device_lengths
+        self.name = f"leanattn/{strategy}" + ("-paged16" if paged else "") + ("-device" if device_lengths else "")
 
     def prepare(self, inputs):
         import leanattn
@@ -38,9 +42,10 @@ class LeanattnPeer:
         plan = leanattn.DecodePlan(q, k, v, table, strategy=self.strategy)
         out = torch.empty_like(q)
         plan.run(q, k, v, lengths, table, out=out, check_lengths=True)  # lengths and table checked once, here
+        host_lengths = None if self.device_lengths else lengths.cpu()
 
         def run():
-            plan.run(q, k, v, lengths, table, out=out, check_lengths=False)
+            plan.run(q, k, v, lengths, table, out=out, check_lengths=False, host_seqlens=host_lengths)
             return out
 
         run.poison = lambda: out.fill_(float("nan"))
@@ -119,7 +124,7 @@ class FlashInferPeer:
 
 
 def all_peers(flashinfer=True, paged=True):
-    peers = [LeanattnPeer(s) for s in LEANATTN_STRATEGIES]
+    peers = [LeanattnPeer(s) for s in LEANATTN_STRATEGIES] + [LeanattnPeer("stream-k", device_lengths=True)]
     if paged:
         peers.append(LeanattnPeer("stream-k", paged=True))
     peers += [SdpaPeer(b) for b in SDPA_BACKENDS]

@@ -10,7 +10,7 @@ SDPA = ("sdpa/flash", "sdpa/cudnn", "sdpa/efficient")
 FLASHINFER = "flashinfer/decode"
 # Datasheet peak HBM bandwidth (GB/s) of the GPUs the suite has run on: H100 SXM5 80 GB HBM3, H200 141 GB HBM3e.
 PEAK_HBM_GBPS = {"NVIDIA H100 80GB HBM3": 3350.0, "NVIDIA H200": 4800.0}
-PEER_ORDER = ("leanattn/stream-k", "leanattn/fixed-split", "leanattn/no-split", "leanattn/stream-k-paged16",
+PEER_ORDER = ("leanattn/stream-k", "leanattn/fixed-split", "leanattn/no-split", "leanattn/stream-k-paged16", "leanattn/stream-k-device",
               "sdpa/flash", "sdpa/cudnn", "sdpa/efficient", "flashinfer/decode")
 
 

@@ -202,6 +202,7 @@ def main(argv=None):
             log("bitwise check: done")
 
         by_name = {p.name: p for p in [LeanattnPeer(s) for s in LEANATTN_STRATEGIES] + [LeanattnPeer("stream-k", paged=True)]
+                   + [LeanattnPeer("stream-k", device_lengths=True)]
                    + [SdpaPeer(b) for b in SDPA_BACKENDS] + [FlashInferPeer()]}
         peers_of = lambda s: [by_name[n] for n in estimate.peers_for(s, (s.dtype, s.head_dim) in ready)]
         measure.timed_sections(timed, peers_of, timer, copy_gbps, writer, budget, log, a.seed, a.min_reps)

@@ -163,6 +163,7 @@ TEST_CASE("check_kernel_model refuses negative costs, a knee exponent below 1 an
     CHECK(refused([](sim::KernelModel& k) { k.merge_ns_per_kb = -0.5; }, "merge_ns_per_kb"));
     CHECK(refused([](sim::KernelModel& k) { k.reduce_ns_per_kb = std::numeric_limits<double>::infinity(); }, "reduce_ns_per_kb"));
     CHECK(refused([](sim::KernelModel& k) { k.segment_ns = std::nan(""); }, "segment_ns"));
+    CHECK(refused([](sim::KernelModel& k) { k.reduce_values_per_cta = -1; }, "reduce_values_per_cta"));
     CHECK(refused([](sim::KernelModel& k) { k.latency_knee_exponent = 0.5; }, "latency_knee_exponent"));
     CHECK(refused([](sim::KernelModel& k) { k.latency_knee_exponent = 65.0; }, "latency_knee_exponent"));
     CHECK(refused([](sim::KernelModel& k) { k.stream_latency_ns = 0.0; }, "stream_latency_ns"));
@@ -366,4 +367,31 @@ TEST_CASE("a later row block counts at reread_fraction of its bytes, but in full
     shares(make_schedule(p, planned, one_cta), in_turn);
     REQUIRE(in_turn.size() == 4);
     for (double s : in_turn) CHECK(s == Approx(1.0));
+}
+
+TEST_CASE("a reduce kernel of reduce_values_per_cta shares each output's partials among its CTAs, which read all of them together") {
+    Problem p = one_output(16, 128, 8192);
+    p.batch = 3;
+    p.ctx.assign(3, 8192);
+    const DeviceSpec device = app::load_device("h100-sxm");
+    sim::KernelModel whole = app::load_kernel("leanattn-h100", device);
+    const Schedule plan = make_schedule(p, sim::device_for_kernel(device, whole), PlanOptions{.strategy = Strategy::fixed_split, .splits = 8});
+    whole.reduce_values_per_cta = 0;
+    sim::KernelModel shared = whole;
+    shared.reduce_values_per_cta = 256;
+    const sim::LaunchProgram one = sim::reduce_launch(plan, whole), eight = sim::reduce_launch(plan, shared);
+    REQUIRE(one.grid() == 3);
+    REQUIRE(eight.grid() == 3 * 8);  // 16 rows x 128 dims = 2048 values: 8 CTAs of 256 per output
+    const auto bytes = [](const sim::LaunchProgram& l) {
+        double sum = 0.0;
+        for (const sim::Phase& ph : l.phases) sum += ph.kind == sim::PhaseKind::stream ? ph.amount : 0.0;
+        return sum;
+    };
+    CHECK(bytes(eight) == Approx(bytes(one)));  // the same partials, read in shares
+    CHECK(bytes(one) == Approx(3.0 * 8 * sim::partial_bytes(p)));
+    // Eight CTAs each merging an eighth finish sooner than one merging all (the merge's time is per KiB it reads).
+    sim::SimOptions with_shared, with_whole;
+    with_shared.kernel = &shared;
+    with_whole.kernel = &whole;
+    CHECK(sim::simulate(plan, with_shared).makespan_ns < sim::simulate(plan, with_whole).makespan_ns);
 }

@@ -9,7 +9,7 @@ from stats import summarize
 COPY_GBPS = 3000.0
 MODEL = {  # peer: (intercept us, GB/s)
     "leanattn/stream-k": (8.0, 3050.0), "leanattn/fixed-split": (12.0, 3000.0), "leanattn/no-split": (10.0, 2000.0),
-    "leanattn/stream-k-paged16": (9.0, 2950.0), "sdpa/flash": (15.0, 1500.0), "sdpa/cudnn": (20.0, 2900.0),
+    "leanattn/stream-k-paged16": (9.0, 2950.0), "leanattn/stream-k-device": (11.0, 3050.0), "sdpa/flash": (15.0, 1500.0), "sdpa/cudnn": (20.0, 2900.0),
     "sdpa/efficient": (25.0, 900.0), "flashinfer/decode": (12.0, 2800.0),
 }
 SLOW_PATH = (128, 4, "bf16")  # stream-k's intercept is 30 us on this path: its fixed-cost target fails

@@ -91,7 +91,7 @@ def test_every_section_runs_and_writes_its_records(tmp_path, stand_ins):
     assert {r["case"] for r in lean} == {s.name for s in TINY}
     assert all(r["ok"] and r["median_us"] == 12.5 and r["rel_l2"] < 8e-3 for r in lean)
     assert {r["peer"] for r in lean if r["case"] == "tiny-ragged"} == {"leanattn/stream-k", "leanattn/fixed-split", "leanattn/no-split",
-                                                                     "leanattn/stream-k-paged16"}
+                                                                     "leanattn/stream-k-paged16", "leanattn/stream-k-device"}
     for r in results:  # every peer either matched float64 and was timed, or says why not
         assert (r.get("ok") and "median_us" in r) or r.get("error")
     assert "target:" in (out / "suite.log").read_text()
