@@ -6,23 +6,25 @@
 # 64 rows, a team of 8 warps), several new tokens (q_len 4, ragged), MQA (71 rows: 128-row kernels) and row
 # blocks (Falcon-7B at q_len 4: 284 rows in 3 tiles; 1024 rows in 8).
 #
-# usage (on the GPU machine, from the repository root): bench/gpu/sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S]
+# usage (on the GPU machine, from the repository root): bench/gpu/sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S] [--flags F]
 #   --quick: fp16 only (half the runs). BIN: default .devbuild/leanattn, else build/apps/leanattn.
 #   --deadline-s: start no run after S seconds (default 420); runs left are counted as not run.
+#   --flags: added to every validation, e.g. "--lengths host" (every problem as a host-lengths step).
 # Writes OUT_DIR/sanitize-<tool>.log (every run's output, one tool per file) and OUT_DIR/sanitize-summary.txt, one
 # line per tool: "<tool>  clean  N/N runs", "<tool>  INCOMPLETE  k/N clean, m not run (deadline)" or
 # "<tool>  FAILED  k/N clean (failing: ...)". A run is clean when the
 # tool's summary reports 0 errors (racecheck: 0 hazards) and the validation passed. The tools run side by side (one
 # worker each), the runs of one tool one after another. Exit status 1 when any run is not clean.
 set -uo pipefail
-out=${1:?usage: sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S]}
+out=${1:?usage: sanitize.sh OUT_DIR [--quick] [--bin BIN] [--deadline-s S] [--flags F]}
 shift
-quick="" bin="" per_run_timeout=120 deadline=420
+quick="" bin="" per_run_timeout=120 deadline=420 extra=""
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
     --bin) bin=$2; shift ;;
     --deadline-s) deadline=$2; shift ;;
+    --flags) extra=$2; shift ;;
     *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -83,7 +85,7 @@ run_tool() {  # every problem under one tool; one line per run in $out/.sanitize
     fi
     echo "== $tool: $name: leanattn cuda validate $flags" >>"$log"
     # shellcheck disable=SC2086
-    text=$(timeout "$per_run_timeout" compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" cuda validate $flags --seed 7 2>&1)
+    text=$(timeout "$per_run_timeout" compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" cuda validate $flags $extra --seed 7 2>&1)
     rc=$?
     printf '%s\n(rc %s)\n' "$text" "$rc" >>"$log"
     if [ $rc -eq 0 ] && grep -qF "$(clean_line "$tool")" <<<"$text"; then
