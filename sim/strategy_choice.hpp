@@ -4,7 +4,8 @@
 // stream-k (the aligned rule, then k CTAs on every output at the largest such grid that fits, then the full,
 // three-quarter and half grid), plays each on the simulator under the kernel model, and returns the fastest; a
 // plan must beat the simpler ones by 0.1% to be chosen (no-split, then fixed-split, then stream-k: fewer
-// partials and merges), and a stream-k grid at the full, 3/4 or 1/2 grid by 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same
+// partials and merges), and half or double the split count or a stream-k grid at the full, 3/4 or 1/2 grid by
+// 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same
 // number simulate() gives, 15-40 us per H100-sized plan on a CPU core), paid once when a plan is made for a
 // cache's capacity, not at every decode step.
 #pragma once
