@@ -1,8 +1,9 @@
 // strategy_choice.hpp — `--strategy auto`: the plan a kernel model predicts fastest.
 //
-// choose_strategy() plans no-split, fixed-split (FlashAttention-2's split count, and half and double it) and
-// stream-k (the aligned rule, then k CTAs on every output at the largest such grid that fits, then the full,
-// three-quarter and half grid), plays each on the simulator under the kernel model, and returns the fastest; a
+// choose_strategy() plans no-split, fixed-split (FlashAttention-2's split count) and stream-k (the aligned rule),
+// then fixed-split at half and double the split count, then stream-k with k CTAs on every output at the largest
+// such grid that fits and at the full, three-quarter and half grid, plays each on the simulator under the kernel
+// model, and returns the fastest; a
 // plan must beat the simpler ones by 0.1% to be chosen (no-split, then fixed-split, then stream-k: fewer
 // partials and merges), and half or double the split count or a stream-k grid at the full, 3/4 or 1/2 grid by
 // 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same

@@ -50,7 +50,8 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 CHECK(cand.front().options.strategy == Strategy::no_split);
                 CHECK(cand[1].options.strategy == Strategy::fixed_split);
                 CHECK(cand[1].options.splits == 0);  // FlashAttention-2's count
-                CHECK(cand.back().options.strategy == Strategy::stream_k);
+                CHECK(cand[2].options.strategy == Strategy::stream_k);
+                CHECK(cand[2].options.grid == 0);  // the aligned rule's
                 // Plans at the default grid, and stream-k with k >= 2 CTAs on every output, must win by 0.1%;
                 // half or double the split count, and stream-k at the full, 3/4 or 1/2 grid, by 10%.
                 const std::int64_t outputs = p.outputs();
