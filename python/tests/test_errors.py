@@ -74,3 +74,12 @@ def test_tile_rows_must_be_an_int_and_not_negative(case):
     q, k, v, table, _ = case
     raises(TypeError, "tile_rows", lambda: leanattn.DecodePlan(q, k, v, table, tile_rows=2.5))
     raises(ValueError, "tile_rows", lambda: leanattn.DecodePlan(q, k, v, table, tile_rows=-1))
+
+
+def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64]))
+    raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 8]))  # not cache_seqlens
+    out = plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9], dtype=torch.int32))
+    assert torch.equal(out, plan.run(q, k, v, lengths, table))

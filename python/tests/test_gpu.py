@@ -124,3 +124,18 @@ def test_the_custom_op_compiles_without_a_graph_break(generator):
 
     compiled = torch.compile(step, fullgraph=True)  # fullgraph: a graph break would raise
     assert rel_l2(compiled(q, k, v, lengths), 2.0 * reference(q, k, v, lengths.cpu())[0]) <= 2e-3
+
+
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+def test_a_host_lengths_step_gives_the_device_lengths_bits(strategy, generator):
+    # The host walks the plan at the lengths it is given and passes the segments in the launch: the same segments as
+    # the step that reads cache_seqlens on the device, so the same bits; eager calls that check their lengths take it.
+    q = uniform((3, 2, 28, 128), torch.bfloat16, generator, "cuda")
+    k, v, table = make_cache("paged", 3, 2000, 4, 128, torch.bfloat16, generator, 16, "cuda")
+    lengths = torch.tensor([2000, 17, 1290], dtype=torch.int32, device="cuda")
+    plan = leanattn.DecodePlan(q, k, v, table, strategy=strategy)
+    device_step = plan.run(q, k, v, lengths, table, check_lengths=False).clone()
+    host_step = plan.run(q, k, v, lengths, table, check_lengths=False, host_seqlens=lengths.cpu())
+    checked = plan.run(q, k, v, lengths, table)  # reads the lengths back: a host-lengths step
+    assert torch.equal(device_step, host_step) and torch.equal(device_step, checked)
+    assert rel_l2(host_step, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.bfloat16]
