@@ -29,7 +29,7 @@ failures() {  # failures NAME LOG: the summary line of a log of validate runs
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv >"$out/machine.txt" 2>&1
 step "test_cuda" test_cuda.log "$dev/test_cuda"
-step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/tests/test_gpu.py python/tests/test_decode_cpu.py
+step "pytest (GPU)" pytest.log python3 -m pytest -q -p no:cacheprovider python/tests/test_gpu.py python/tests/test_decode_cpu.py python/tests/test_errors.py
 {
   for layout in "padded" "token-major" "paged --block-size 1" "paged --block-size 16" "paged --block-size 256" "ragged"; do
     for shape in "--batch 3 --heads 8 --head-dim 64 --ctx 1,5000,257" "--batch 2 --heads 16 --kv-heads 8 --head-dim 128 --ctx 3000,700" \

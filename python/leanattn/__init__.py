@@ -9,7 +9,7 @@ simulator of the leanattn toolkit.
 """
 from ._library import has_cuda, version, InternalError
 from ._torch_op import registered as custom_op_registered
-from .decode import DecodePlan, decode_impl
+from .decode import DecodePlan, _Shape, decode_impl
 from .reports import schedule, simulate
 
 __version__ = version()
@@ -22,6 +22,10 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
     nothing is written then."""
     if custom_op_registered:
         import torch
+        # The op's schema would refuse a non-tensor with its own RuntimeError, and tensors on another device (meta, say)
+        # could reach its fake implementation, which checks nothing: the arguments are checked here first, as
+        # decode_impl checks them.
+        _Shape(q, k_cache, v_cache, block_table)
         out, lse = torch.ops.leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table,
                                              0.0 if softmax_scale is None else float(softmax_scale), strategy)
         return (out, lse) if return_lse else out
