@@ -188,8 +188,11 @@ Cost schedule_report_cost(const Problem& p, const DeviceSpec& d, const PlanOptio
 Cost simulation_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o, bool timeline) {
     const PlanSize s = plan_size(p, d, o);
     Cost c = plan_cost(p, d, o);
-    const std::int64_t events = sat::add(sat::mul(s.ctas, 4), sat::mul(s.segments, 4));
-    c.add({"the simulated CTAs", sat::add(sat::mul(s.ctas, sim_bytes_per_cta), sat::mul(s.segments, sim_bytes_per_segment)),
+    // fixed-split's reduce launch: up to max_reduce_ctas_per_output CTAs per output (the kernel model says how many).
+    const std::int64_t reduce_ctas = o.strategy == Strategy::fixed_split ? sat::mul(s.outputs, max_reduce_ctas_per_output) : 0;
+    const std::int64_t ctas = sat::add(s.ctas, reduce_ctas);
+    const std::int64_t events = sat::add(sat::mul(ctas, 4), sat::mul(s.segments, 4));
+    c.add({"the simulated CTAs", sat::add(sat::mul(ctas, sim_bytes_per_cta), sat::mul(s.segments, sim_bytes_per_segment)),
            sat::mul(events, work_per_event), ctas_blame(p, d, o)});
     c.add({"the simulated SMs", sat::mul(d.sms, sim_bytes_per_sm), sat::mul(d.sms, 2 * work_per_item), {named("sms", d.sms)}});
     if (timeline) c.add({"the per-SM timeline", sat::mul(s.segments, timeline_bytes_per_segment), 0, ctas_blame(p, d, o)});

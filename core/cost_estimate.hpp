@@ -81,6 +81,11 @@ Cost plan_report_cost(const Problem& problem, const DeviceSpec& device, const Pl
 // A plan and its report: what `leanattn schedule` and leanattn_schedule_json do.
 Cost schedule_report_cost(const Problem& problem, const DeviceSpec& device, const PlanOptions& options, ReportKind kind);
 
+// The simulator's fixed-split reduce launch has at most this many CTAs per output (a kernel model's
+// reduce_values_per_cta can ask for more only on tiles larger than leanattn's kernel takes: 128 rows × 256
+// dims = 128 CTAs of 256 values), so its size, which simulation_cost bounds, does not grow with the head dim.
+inline constexpr std::int64_t max_reduce_ctas_per_output = 128;
+
 // One strategy planned and simulated (sim/), with its per-SM timeline when it is to be drawn.
 Cost simulation_cost(const Problem& problem, const DeviceSpec& device, const PlanOptions& options, bool timeline);
 

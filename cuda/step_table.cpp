@@ -1,5 +1,6 @@
 #include "step_table.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #include "core/live_plan.hpp"
@@ -9,7 +10,7 @@ namespace leanattn::cuda {
 
 bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step) {
     const std::int64_t batch = plan.problem.batch, per_request = plan.problem.outputs_per_request(), tile = plan.problem.tile;
-    if (plan.grid > max_table_ctas) return false;
+    if (plan.grid > max_table_ctas || plan.problem.outputs() > INT32_MAX) return false;  // entries hold int32 output ids
     // The walk the device would do at these lengths: core's live_view (the snap re-checked, one output per CTA
     // walked as no-split), then every CTA's segments through the core's walker.
     std::vector<std::int64_t> request_tiles(static_cast<std::size_t>(batch)), request_offset(request_tiles.size() + 1);

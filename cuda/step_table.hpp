@@ -46,7 +46,7 @@ struct StepTable {
 // capacity, and for a ragged cache its cu_seqlens in host memory, clamp them as tensors::live_tokens does), as
 // the core's walker finds them on the live plan (core/live_plan.hpp), so a host-lengths step runs the very
 // segments a step of run() at these lengths would. False when they need more CTAs or segments than a launch
-// holds (then `step` is partly written and means nothing).
+// holds, or the plan has more outputs than an int32 counts (then `step` is partly written and means nothing).
 bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step);
 
 }  // namespace leanattn::cuda

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/cost_estimate.hpp"
 #include "core/walker.hpp"
 
 namespace leanattn::sim {
@@ -109,7 +110,8 @@ LaunchProgram reduce_launch(const Schedule& s, const KernelModel& k) {
     if (s.launches < 2) return program;
     const Problem& p = s.problem;
     const std::int64_t values = p.block_rows() * p.head_dim;
-    const std::int64_t per_output = k.reduce_values_per_cta > 0 ? (values + k.reduce_values_per_cta - 1) / k.reduce_values_per_cta : 1;
+    const std::int64_t per_output =
+        k.reduce_values_per_cta > 0 ? std::min((values + k.reduce_values_per_cta - 1) / k.reduce_values_per_cta, max_reduce_ctas_per_output) : 1;
     const double share = static_cast<double>(s.splits) * partial_bytes(p) / static_cast<double>(per_output);  // of every split's partial
     for (std::int64_t o = 0; o < p.outputs() * per_output; ++o) {
         b.work(k.reduce_cta_ns + share / 1024.0 * k.reduce_ns_per_kb, true);
