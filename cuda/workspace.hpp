@@ -7,8 +7,10 @@
 //   request_tiles   (batch)       int64: LeanTiles of each output tile of request b, from cache_seqlens
 //   request_offset  (batch + 1)   int64: first global iteration of request b; [batch] = the live total
 //   flags           (grid)        int32: set to 1 by a CTA once its partial is stored (stream-k only: the
-//                                 hosts wait inside the launch); cleared by the prologue of every run that may
-//                                 use them (not by a step that walks as no-split at the plan's own lengths)
+//                                 hosts wait inside the launch), set to 0 again by the host once it has read it;
+//                                 also cleared by the prologue of every run() that may use them (not by a step that
+//                                 walks as no-split at the plan's own lengths). A host-lengths step has no
+//                                 prologue: it needs them 0 when it starts, as every step leaves them
 //   split_counts    (outputs)     int32: fixed-split with several splits, a host-lengths step only: each output's
 //                                 splits, written by its first split for the reduce kernel (a step of run()
 //                                 reads the live plan instead)
