@@ -23,8 +23,8 @@ if "$build/apps/leanattn" --help | grep -q '^  simulate'; then
   echo "   --strategy auto picks the plan this model predicts fastest:"
   la simulate --kernel leanattn-h100 --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy all
   la schedule --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy auto --format json -o /dev/null
-  echo "   (measured on an H100, 2026-11-24: stream-k 106.7 us, fixed-split 103.4, no-split 180.6; the model ranks the two"
-  echo "   close ones the wrong way round here: bench/results/raw/gpu-2026-11-24-auto/)"
+  echo "   (measured on an H100 with kernel v20, 2026-11-26: stream-k 94.4 us, fixed-split 89.9, no-split 157.2; the model ranks"
+  echo "   the two close ones the wrong way round here: bench/results/raw/gpu-2026-11-26-calibration-v20-h100/cal-device/)"
 fi
 
 if "$build/apps/leanattn" --help | grep -q '^  cpu'; then
