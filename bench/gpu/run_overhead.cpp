@@ -1,6 +1,7 @@
 // run_overhead.cpp — host time of one cuda::run() call (checks, parameters, the two or three launches) at
-// batch 256, and of one replay of its captured CUDA graph (how a decode step is run), against a bare launch of
-// an empty kernel on the same stream. The target is ≤ 5 µs per step.
+// batch 256, of one replay of its captured CUDA graph (how a decode step is run), and of one host-lengths step
+// (the same checks, the host's walk of the plan at the step's lengths into the launch's table, one or two
+// launches), against a bare launch of an empty kernel on the same stream. The target is ≤ 5 µs per step.
 // Calls are timed in bursts of 64 (well below the launch queue's depth, so no call waits for the GPU to
 // drain it), with a synchronisation between bursts; the median burst is reported per call.
 // usage: bench_cuda_run_overhead [bursts] — skips, with a message and exit 0, where no GPU is found.
@@ -76,6 +77,23 @@ int main(int argc, char** argv) {
         cudaGraphDestroy(graph);
         std::printf("%-12s %8.2f us per run() (%lld launches), %6.2f us per replay of its captured graph\n",
                     std::string(strategy_name(strategy)).c_str(), us, static_cast<long long>(1 + plan.launches), replay);
+    }
+    // A host-lengths step's table holds 512 segments: batch 16 (128 outputs) fits it, batch 256 would run as run().
+    Problem small = p;
+    small.batch = 16;
+    small.ctx.assign(16, 1024);
+    cuda::DeviceTensors small_tensors(small, DType::fp16, CacheLayout::paged, 16, 1);
+    const cuda::HostLengths lengths{small_tensors.layout().seqlens.data(), nullptr};
+    std::printf("host-lengths steps, batch 16 (else the same):\n");
+    for (Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+        const Schedule plan = make_schedule(small, device, PlanOptions{.strategy = strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        cuda::check(cudaMemset(workspace.get(), 0, workspace.bytes()), "zero the workspace");
+        const DecodeTensors view = small_tensors.view();
+        const double device_lengths = median_us_per_call(bursts, stream, [&] { cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get()); });
+        const double host = median_us_per_call(bursts, stream, [&] { cuda::run(plan, view, lengths, workspace.get(), workspace.bytes(), stream.get()); });
+        std::printf("%-12s %8.2f us per run(), %6.2f us per host-lengths step (%lld launch%s)\n", std::string(strategy_name(strategy)).c_str(),
+                    device_lengths, host, static_cast<long long>(plan.launches), plan.launches > 1 ? "es" : "");
     }
     return 0;
 }
