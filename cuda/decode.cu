@@ -45,10 +45,10 @@ void launch(void (*kernel)(Params...), unsigned grid, int shared_bytes, cudaStre
     check(cudaLaunchKernelEx(&config, kernel, args...), "launch");
 }
 
-// fixed-split's reduce kernel: split_reduce.cuh's CTAs per output, for every output.
-unsigned reduce_grid(const Schedule& plan) {
+// fixed-split's reduce kernel: split_reduce.cuh's CTAs per output, for every output (0 for a plan of one launch).
+std::int64_t reduce_grid(const Schedule& plan) {
     const Problem& shape = plan.problem;
-    return static_cast<unsigned>(shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim));
+    return plan.launches > 1 ? shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim) : 0;
 }
 
 KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.block_rows()), trace}; }
@@ -61,8 +61,7 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
     check_decode_tensors(shape, t, /*host_readable=*/false);
     check_alignment(t);
     check_workspace(plan, workspace, bytes);
-    const std::int64_t reduce_ctas = plan.launches > 1 ? shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim) : 0;
-    if (plan.grid > INT_MAX || reduce_ctas > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
+    if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, current_device_sms(), kernels.ctas_per_sm);
     return kernels;
@@ -95,8 +94,8 @@ DecodeParams decode_params(const Schedule& plan, const PlanView& view, const Dec
     return p;
 }
 
-void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
-    const ReadyKernels kernels = checked_kernels(plan, t, workspace, bytes, trace.ctas != nullptr);
+// A step of run(), its checks passed: the prologue, the decode kernel and fixed-split's reduce.
+void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKernels& kernels, void* workspace, cudaStream_t stream, const TraceBuffer& trace) {
     PlanView view = plan.view();
     // A live step may run the paper's plan instead of a snapped one only if this GPU holds the grid at once.
     if (plan.grid > current_device_sms() * kernels.ctas_per_sm) view.capacity_max_load = view.capacity_ideal_load = 0;
@@ -104,7 +103,7 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, void* workspac
 
     enqueue_live_plan(view, plan, t, workspace, workspace_layout(plan), stream);
     launch(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, true, p);
-    if (plan.launches > 1) launch(kernels.set.reduce, reduce_grid(plan), 0, stream, true, p);
+    if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
 }  // namespace
@@ -130,7 +129,7 @@ DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& ti
 std::size_t workspace_bytes(const Schedule& plan) { return workspace_layout(plan).bytes; }
 
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {
-    enqueue_decode(plan, tensors, workspace, bytes, stream, TraceBuffer{});
+    enqueue_decode(plan, tensors, checked_kernels(plan, tensors, workspace, bytes, false), workspace, stream, TraceBuffer{});
 }
 
 void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream) {
@@ -142,20 +141,20 @@ void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& 
         kv.cu_seqlens = lengths.cu_seqlens;
     }
     static thread_local StepTable step;  // ~11 KB, copied into the launch: kept off the stack
-    if (!make_step_table(plan, kv, lengths.seqlens, step)) {
-        enqueue_decode(plan, tensors, workspace, bytes, stream, TraceBuffer{});
+    if (!make_step_table(plan, kv, lengths.seqlens, step)) {  // too large for a launch: a step of run()
+        enqueue_decode(plan, tensors, kernels, workspace, stream, TraceBuffer{});
         return;
     }
     const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
     launch(kernels.set.decode_table, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
-    if (plan.launches > 1) launch(kernels.set.reduce_table, reduce_grid(plan), 0, stream, true, p);
+    if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
 void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
     if (trace.ctas == nullptr || trace.segments == nullptr || trace.segments_per_cta < 1) {
         throw InputError("trace", "needs device buffers for every CTA and at least one segment per CTA");
     }
-    enqueue_decode(plan, tensors, workspace, bytes, stream, trace);
+    enqueue_decode(plan, tensors, checked_kernels(plan, tensors, workspace, bytes, true), workspace, stream, trace);
 }
 
 }  // namespace leanattn::cuda

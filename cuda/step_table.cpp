@@ -13,7 +13,10 @@ bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int
     if (plan.grid > max_table_ctas || plan.problem.outputs() > INT32_MAX) return false;  // entries hold int32 output ids
     // The walk the device would do at these lengths: core's live_view (the snap re-checked, one output per CTA
     // walked as no-split), then every CTA's segments through the core's walker.
-    std::vector<std::int64_t> request_tiles(static_cast<std::size_t>(batch)), request_offset(request_tiles.size() + 1);
+    // Kept from call to call: a step's host time is what an engine pays every step (bench_cuda_run_overhead).
+    static thread_local std::vector<std::int64_t> request_tiles, request_offset;
+    request_tiles.resize(static_cast<std::size_t>(batch));
+    request_offset.resize(request_tiles.size() + 1);
     const PlanView live = live_view(plan, kv, seqlens, request_tiles.data(), request_offset.data());
     int count = 0;
     for (std::int64_t g = 0; g < plan.grid; ++g) {
