@@ -86,6 +86,17 @@ __device__ inline int swizzled(int t, int c) {
     }
 }
 
+// swizzled<chunks>(t, c) for rows of a multiple of 8 chunks, split into a part fixed per lane and a constant:
+// with x = t mod 8, t·chunks + (c xor x) = (t − x)·chunks + 8·⌊c / 8⌋ + [x·chunks + ((c mod 8) xor x)]. The
+// bracket is lane_part(x, c mod 8), computed once per kernel; the rest is known at compile time in the loops
+// below and folds into the ldmatrix's immediate offset (computed whole, the swizzle cost ~4 integer
+// instructions per ldmatrix, 16 ldmatrix a turn).
+template <int chunks>
+__device__ inline int swizzled_lane_part(int x, int c_low) {
+    static_assert(chunks % 8 == 0, "rows of whole groups of 8 chunks");
+    return x * chunks + (c_low ^ x);
+}
+
 // Waits until the other warps of a team are where this one is: a one-warp team only needs its lanes to agree;
 // larger teams wait for the whole CTA (all teams then take the same number of turns: see the main loop). A
 // named barrier per team (bar.sync id, threads) let teams drift apart, but compute-sanitizer's racecheck
@@ -131,6 +142,33 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
     const T* Q = static_cast<const T*>(p.tensors.q.data);
     const T* K = static_cast<const T*>(p.tensors.kv.k);
     const T* V = static_cast<const T*>(p.tensors.kv.v);
+
+    // Where this lane's copies of a whole block go: copy j moves chunk copy_c of token copy_t0 + j · pass_tokens
+    // (a pass of the team's lanes covers pass_tokens tokens). Where that pattern holds (head dims 64, 128, 256),
+    // a block inside the context in an evenly spaced cache (every layout but paged) needs one source offset a
+    // turn and a constant step per copy; the general path (issue() below) spent ~200 integer instructions a
+    // turn on 64-bit offsets and bounds, a third of the turn.
+    constexpr bool regular_copies = (32 * Shape::team) % chunks == 0 && block_slots % (32 * Shape::team) == 0;
+    constexpr int pass_tokens = regular_copies ? 32 * Shape::team / chunks : 1;
+    const int copy_t0 = team_lane / chunks, copy_c = team_lane % chunks;
+    std::uint32_t copy_dst[copies_per_lane];  // bytes from the K block's start (V: one block further)
+#pragma unroll
+    for (int j = 0; j < copies_per_lane; ++j) copy_dst[j] = 16u * swizzled<chunks>(copy_t0 + j * pass_tokens, copy_c);
+    // ldmatrix's per-lane parts (swizzled_lane_part): K's rows are tokens ≡ lane (mod 8), chunk 4·kc2 + lane / 8,
+    // so (c mod 8) is 4·(kc2 mod 2) + lane / 8; V's (transposed) chunk 2·nd + lane / 16 of the head dim's nd-th
+    // 16 dims, (c mod 8) = 2·(nd mod 4) + lane / 16, on token rows ((lane / 8) mod 2)·8 + lane mod 8.
+    constexpr bool split_swizzle = chunks % 8 == 0;
+    const int lane_x = lane % 8;
+    std::uint32_t k_lane[2] = {0, 0}, v_lane[4] = {0, 0, 0, 0};
+    if constexpr (split_swizzle) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) k_lane[h] = 16u * swizzled_lane_part<chunks>(lane_x, 4 * h + lane / 8);
+        // This warp's slice of the head dim starts at 16-dim tile dim_slice · slice_dims / 16, a multiple of 4.
+        const int slice_chunk0 = dim_slice * (slice_dims / 8);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            v_lane[q] = 16u * (((lane / 8) % 2) * 8 * chunks + slice_chunk0 + swizzled_lane_part<chunks>(lane_x, 2 * q + lane / 16));
+    }
     for (; work.valid(); work.advance()) {
         trace.segment_begin();
         const Segment seg = work.segment();
@@ -141,6 +179,8 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
         // The tokens each of this lane's two rows sees (a row past the problem's sees none).
         const std::int64_t end0 = row0 < rows ? row_token_end(p, span, row0) : tok_begin;
         const std::int64_t end1 = second_row && row1 < rows ? row_token_end(p, span, row1) : tok_begin;
+        // Tokens every row of the tile sees: those the first new token sees (a later one sees more).
+        const std::int64_t seen_by_all = span.tokens - p.q_len + 1 < tok_end ? span.tokens - p.q_len + 1 : tok_end;
 
         // Q as the A operand, per 16-dim k-chunk: a0 = (row0, col2..+1), a1 = (row1, col2..+1),
         // a2 = (row0, col2+8..+9), a3 = (row1, col2+8..+9); rows past the problem's are zero.
@@ -170,17 +210,29 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
             if (i < blocks) {
                 const std::uint32_t vb = kb + 16u * block_slots;
                 const std::int64_t start = first + i * stride;
-                with_token_offsets(span, [&](auto offset_of) {
+                if (regular_copies && span.kv.table == nullptr && start + block_tokens <= tok_end) {
+                    const std::int64_t step = pass_tokens * span.kv.stride_token;
+                    const std::int64_t src = span.kv.base + (start + copy_t0) * span.kv.stride_token + copy_c * 8;
+                    const T* k_src = K + src;
+                    const T* v_src = V + src;
 #pragma unroll
-                    for (int j = 0; j < copies_per_lane; ++j) {
-                        const int e = team_lane + 32 * Shape::team * j, t = e / chunks, c = e % chunks;
-                        if (block_slots % (32 * Shape::team) != 0 && e >= block_slots) break;
-                        const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
-                        const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
-                        cp_async_16(kb + 16u * swizzled<chunks>(t, c), K + src, live);
-                        cp_async_16(vb + 16u * swizzled<chunks>(t, c), V + src, live);
+                    for (int j = 0; j < copies_per_lane; ++j, k_src += step, v_src += step) {
+                        cp_async_16(kb + copy_dst[j], k_src, true);
+                        cp_async_16(vb + copy_dst[j], v_src, true);
                     }
-                });
+                } else {  // the segment's last block, a paged cache, or a head dim of 96
+                    with_token_offsets(span, [&](auto offset_of) {
+#pragma unroll
+                        for (int j = 0; j < copies_per_lane; ++j) {
+                            const int e = team_lane + 32 * Shape::team * j, t = e / chunks, c = e % chunks;
+                            if (block_slots % (32 * Shape::team) != 0 && e >= block_slots) break;
+                            const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
+                            const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
+                            cp_async_16(kb + 16u * swizzled<chunks>(t, c), K + src, live);
+                            cp_async_16(vb + 16u * swizzled<chunks>(t, c), V + src, live);
+                        }
+                    });
+                }
             }
             cp_async_commit();
         };
@@ -211,23 +263,40 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                 for (int kc2 = 0; kc2 < D / 32; ++kc2) {
                     // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
                     std::uint32_t kf[4];
-                    ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
+                    if constexpr (split_swizzle) ldmatrix_x4(kf, kb + k_lane[kc2 % 2] + 16u * (nt * 8 * chunks + 8 * (kc2 / 2)));
+                    else ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
                     mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
                     mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
                 }
             }
             // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
             // row0 (c0, c1) and row1 (c2, c3).
+            // A block every row sees whole (all but a segment's last, and the new tokens' own with q_len > 1)
+            // needs no mask: the test is one per turn instead of one per score. (A padding row, past the tile's,
+            // then scores 0 against every token: finite, and never stored.)
             float mx0 = -INFINITY, mx1 = -INFINITY;
+            if (start + block_tokens <= seen_by_all) {
 #pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
+                for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const std::int64_t token = start + nt * 8 + col2 + c;
-                    s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
-                    s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
-                    mx0 = fmaxf(mx0, s[nt][c]);
-                    mx1 = fmaxf(mx1, s[nt][2 + c]);
+                    for (int c = 0; c < 2; ++c) {
+                        s[nt][c] *= p.scale_log2;
+                        s[nt][2 + c] = second_row ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
+                        mx0 = fmaxf(mx0, s[nt][c]);
+                        mx1 = fmaxf(mx1, s[nt][2 + c]);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                    for (int c = 0; c < 2; ++c) {
+                        const std::int64_t token = start + nt * 8 + col2 + c;
+                        s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
+                        s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
+                        mx0 = fmaxf(mx0, s[nt][c]);
+                        mx1 = fmaxf(mx1, s[nt][2 + c]);
+                    }
                 }
             }
             mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
@@ -272,9 +341,13 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
             for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
                 // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
                 // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
-                const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
                 std::uint32_t vf[4];
-                ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+                if constexpr (split_swizzle) {
+                    ldmatrix_x4_trans(vf, vb + v_lane[nd2 % 4] + 16u * 8 * (nd2 / 4));
+                } else {
+                    const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
+                    ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+                }
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {
                     float* acc = o[2 * nd2 + half];
