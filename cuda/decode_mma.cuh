@@ -337,6 +337,18 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
             pa[1] = pack2(pr[0][2], pr[0][3], V);
             pa[2] = pack2(pr[1][0], pr[1][1], V);
             pa[3] = pack2(pr[1][2], pr[1][3], V);
+            // O is rescaled only in turns where some row's max moved: after a segment's first blocks that is
+            // rare, and one vote costs less than the slice_dims / 2 multiplies (a third of the turn's floating-point
+            // work). Skipped, each factor was exactly 1: no bit changes.
+            if (__any_sync(0xffffffffu, corr0 != 1.0f || corr1 != 1.0f)) {
+#pragma unroll
+                for (int nd = 0; nd < slice_dims / 8; ++nd) {
+                    o[nd][0] *= corr0;
+                    o[nd][1] *= corr0;
+                    o[nd][2] *= corr1;
+                    o[nd][3] *= corr1;
+                }
+            }
 #pragma unroll
             for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
                 // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
@@ -349,14 +361,7 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                     ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
                 }
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    float* acc = o[2 * nd2 + half];
-                    acc[0] *= corr0;
-                    acc[1] *= corr0;
-                    acc[2] *= corr1;
-                    acc[3] *= corr1;
-                    mma_16816(acc, pa, vf[2 * half], vf[2 * half + 1], V);
-                }
+                for (int half = 0; half < 2; ++half) mma_16816(o[2 * nd2 + half], pa, vf[2 * half], vf[2 * half + 1], V);
             }
         }
         cp_async_wait<0>();
