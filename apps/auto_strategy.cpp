@@ -37,7 +37,7 @@ std::string describe_auto(const AutoChoice& a) {
         << a.kernel.name << " (";
     for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
         const sim::StrategyCandidate& c = a.choice.candidates[i];
-        out << (i ? ", " : "") << label(c.options, c.splits) << " " << c.predicted_us;
+        out << (i ? ", " : "") << label(c.options, c.splits) << (c.simulated ? " " : " >") << c.predicted_us;  // >: a bound ruled it out
     }
     out << ")";
     return out.str();

@@ -24,7 +24,8 @@ struct AutoChoice {
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
                        bool keep_device_ctas = false);
 
-// One line: what auto chose, under which kernel model, and what each candidate was predicted to take.
+// One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan
+// that lost, played only until its makespan was shown to be above T).
 std::string describe_auto(const AutoChoice& a);
 
 }  // namespace leanattn::app

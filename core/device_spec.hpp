@@ -35,6 +35,8 @@ struct DeviceTiming {
     // with it: this share of its K and V bytes comes from HBM, the rest from the L2 (1: all from HBM). A block a
     // CTA reads right after the block before it comes from HBM in full: the L2 has cycled in between.
     double row_block_reread = 1.0;
+
+    bool operator==(const DeviceTiming&) const = default;
 };
 
 struct DeviceSpec {
@@ -52,6 +54,7 @@ struct DeviceSpec {
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.
     std::int64_t resident_ctas() const { return sms * ctas_per_sm; }
+    bool operator==(const DeviceSpec&) const = default;
 };
 
 // What a device may claim, far beyond any GPU yet far inside what the planner's and the simulator's

@@ -8,7 +8,6 @@
 #include "input_error.hpp"
 #include "live_plan.hpp"
 #include "split_heuristic.hpp"
-#include "stream_k_cost.hpp"
 #include "validate.hpp"
 
 namespace leanattn {
@@ -55,9 +54,23 @@ void check_grid_fits(std::int64_t grid, std::vector<NamedValue> blame) {
 
 }  // namespace
 
-Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options) {
-    check_problem(problem);
-    check_device(device);
+Planner::Planner(const Problem& problem, const DeviceSpec& device) : problem_(problem), device_(device) {
+    check_problem(problem_);
+    check_device(device_);
+    request_tiles_.resize(problem_.batch);
+    request_offset_.resize(problem_.batch + 1);
+    for (std::int64_t b = 0; b < problem_.batch; ++b) {
+        request_tiles_[b] = problem_.tiles_of_request(b);
+        request_offset_[b + 1] = request_offset_[b] + problem_.outputs_per_request() * request_tiles_[b];
+        n_max_ = std::max(n_max_, request_tiles_[b]);
+    }
+}
+
+Planner::~Planner() = default;
+
+Schedule Planner::make(const PlanOptions& options) {
+    const Problem& problem = problem_;
+    const DeviceSpec& device = device_;
     if (options.splits != 0 && options.strategy != Strategy::fixed_split) {
         throw InputError({{"splits", ""}}, "only applies to the fixed-split strategy");
     }
@@ -82,14 +95,9 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
     s.strategy = options.strategy;
     s.problem = problem;
     s.device = device;
-    s.request_tiles.resize(problem.batch);
-    s.request_offset.resize(problem.batch + 1);
-    std::int64_t n_max = 0;
-    for (std::int64_t b = 0; b < problem.batch; ++b) {
-        s.request_tiles[b] = problem.tiles_of_request(b);
-        s.request_offset[b + 1] = s.request_offset[b] + problem.outputs_per_request() * s.request_tiles[b];
-        n_max = std::max(n_max, s.request_tiles[b]);
-    }
+    s.request_tiles = request_tiles_;
+    s.request_offset = request_offset_;
+    const std::int64_t n_max = n_max_;
     s.total_tiles = s.request_offset[problem.batch];
 
     switch (options.strategy) {
@@ -102,7 +110,13 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
             if (options.snap) {
                 s.snap = std::min(*options.snap, n_max);  // beyond n_max every start lands on a boundary already
             } else {
-                const AlignedCandidate choice = choose_aligned(s.view(), problem, device, options.grid != 0);
+                if (search_ == nullptr) {
+                    PlanView arrays = s.view();  // the search keeps the planner's arrays, which outlive this plan
+                    arrays.request_tiles = request_tiles_.data();
+                    arrays.request_offset = request_offset_.data();
+                    search_ = std::make_unique<AlignedSearch>(arrays, problem_, device_);
+                }
+                const AlignedCandidate choice = search_->choose(s.grid, options.grid != 0);
                 s.grid = choice.grid;
                 s.snap = choice.snap;
             }
@@ -143,5 +157,7 @@ Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const P
     }
     return s;
 }
+
+Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options) { return Planner(problem, device).make(options); }
 
 }  // namespace leanattn

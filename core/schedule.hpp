@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "plan_view.hpp"
 #include "problem.hpp"
 #include "strategy.hpp"
+#include "stream_k_cost.hpp"
 #include "walker.hpp"
 
 namespace leanattn {
@@ -56,6 +58,27 @@ struct Schedule {
 // for a plan that could deadlock on `device` (check_coresidency): a plan that exists can run. Its other
 // properties are checked by validate_schedule() (the tests and `schedule --check` run it).
 Schedule make_schedule(const Problem& problem, const DeviceSpec& device, const PlanOptions& options);
+
+// Plans of one problem on one device, one after another: the problem and device are checked once (the
+// constructor throws make_schedule's InputError), the per-request arrays worked out once, and stream-k's aligned
+// search keeps each grid it has estimated (AlignedSearch), so a caller making several plans (sim::choose_strategy
+// weighs up to 9, four of them stream-k) pays for each grid once. make(o) is make_schedule(problem, device, o).
+class Planner {
+public:
+    Planner(const Problem& problem, const DeviceSpec& device);
+    ~Planner();
+    Planner(const Planner&) = delete;
+    Planner& operator=(const Planner&) = delete;
+
+    Schedule make(const PlanOptions& options);
+
+private:
+    Problem problem_;
+    DeviceSpec device_;
+    std::vector<std::int64_t> request_tiles_, request_offset_;  // Schedule's, for every plan
+    std::int64_t n_max_ = 0;                                    // the longest output's LeanTiles
+    std::unique_ptr<AlignedSearch> search_;                     // made at the first search, over request_*_
+};
 
 // The CTA → SM mapping used for display and by the CPU executor: round-robin, so the first wave
 // places CTA g on SM g mod SMs.

@@ -30,22 +30,21 @@ namespace {
 // byte every ns_per_byte[m] ns).
 class PartitionStream {
 public:
-    void clear() { loads_.clear(), sms_.clear(); }
-    void add(double bytes, std::int64_t sm) { loads_.push_back(bytes), sms_.push_back(sm); }
-    // Sorts the loads and writes each SM's finish into finish[sm].
+    void clear() { loads_.clear(); }
+    void add(double bytes, std::int64_t sm) { loads_.push_back({bytes, sm}); }
+    // Sorts the loads and writes each SM's finish into finish[sm]. SMs of equal loads finish together, so their
+    // order among themselves changes nothing.
     void solve(const std::vector<double>& ns_per_byte, std::vector<double>& finish) {
-        order_.resize(loads_.size());
-        for (std::size_t j = 0; j < order_.size(); ++j) order_[j] = j;
-        std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return loads_[a] < loads_[b]; });
+        std::sort(loads_.begin(), loads_.end(), [](const Load& a, const Load& b) { return a.bytes < b.bytes; });
         sorted_.resize(loads_.size());
         times_.resize(loads_.size());
         double t = 0.0, done = 0.0;
         const std::size_t m = loads_.size();
         for (std::size_t j = 0; j < m; ++j) {
-            sorted_[j] = loads_[order_[j]];
+            sorted_[j] = loads_[j].bytes;
             t += (sorted_[j] - done) * ns_per_byte[m - j];
             times_[j] = t, done = sorted_[j];
-            finish[static_cast<std::size_t>(sms_[order_[j]])] = t;
+            finish[static_cast<std::size_t>(loads_[j].sm)] = t;
         }
     }
     // When an SM of this partition has read `bytes` (at most its load).
@@ -56,9 +55,11 @@ public:
     }
 
 private:
-    std::vector<double> loads_;        // bytes of each streaming SM
-    std::vector<std::int64_t> sms_;    // which SM
-    std::vector<std::size_t> order_;   // loads_ indices, ascending by load
+    struct Load {
+        double bytes;    // of one streaming SM
+        std::int64_t sm;
+    };
+    std::vector<Load> loads_;
     std::vector<double> sorted_;       // loads, ascending
     std::vector<double> times_;        // when the SM with sorted_[j] finishes
 };
@@ -82,7 +83,13 @@ public:
         for (std::int64_t b = 0; b < plan.batch; ++b) {
             missing_before_[b + 1] = missing_before_[b] + plan.outputs_per_request * missing(plan, b);
         }
+        partition_of_.resize(static_cast<std::size_t>(device.sms));
+        for (std::int64_t sm = 0; sm < device.sms; ++sm) partition_of_[sm] = sm * partitions_ / device.sms;
     }
+
+    std::int64_t resident_ctas() const { return device_.resident_ctas(); }
+    const Problem& problem() const { return problem_; }
+    const DeviceSpec& device() const { return device_; }
 
     // Bytes per ns of one SM while `streaming` SMs of its partition stream.
     double sm_rate(std::int64_t streaming) const {
@@ -136,6 +143,7 @@ public:
         ctas_.resize(static_cast<std::size_t>(grid));  // describe() sets every field of a non-empty CTA
         sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
         StreamKEstimate out;
+        previous_ = std::nullopt;
         for (std::int64_t g = 0; g < grid; ++g) {
             if (starts_[g + 1] > starts_[g]) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
@@ -174,7 +182,8 @@ private:
         std::int64_t last_out_end = 0;                // where its last segment's output ends
     };
 
-    std::int64_t partition_of(std::int64_t sm) const { return sm * partitions_ / device_.sms; }
+    std::int64_t partition_of(std::int64_t sm) const { return partition_of_[static_cast<std::size_t>(sm)]; }
+    std::int64_t sm_of(std::int64_t g) const { return g < device_.sms ? g : g % device_.sms; }  // sm_of_cta
 
     // Where global LeanTile `iter` lies: its output, and that output's first LeanTile, length and request.
     struct Place {
@@ -186,11 +195,20 @@ private:
         const std::int64_t h = (iter - v.request_offset[b]) / v.request_tiles[b];
         return {b * v.outputs_per_request + h, v.request_offset[b] + h * v.request_tiles[b], v.request_tiles[b], b, h};
     }
+    // The same for the LeanTile after `before`'s output's LeanTile `iter − 1`, without a search: CTAs are described
+    // in order, and each begins where the last non-empty one ended.
+    static Place locate_after(const PlanView& v, const Place& before, std::int64_t iter) {
+        if (iter < before.begin + before.tiles) return before;
+        if (before.head + 1 < v.outputs_per_request) return {before.output + 1, iter, before.tiles, before.request, before.head + 1};
+        return {before.output + 1, iter, v.request_tiles[before.request + 1], before.request + 1, 0};
+    }
 
     // Fills CTA g's bytes and other work and adds its bytes to its SM; returns whether it stores a partial.
     bool describe(const PlanView& v, std::int64_t g) {
         const std::int64_t begin = starts_[g], end = starts_[g + 1];
-        const Place first = locate(v, begin), last = locate(v, end - 1);
+        const Place first = previous_ ? locate_after(v, *previous_, begin) : locate(v, begin);
+        const Place last = end <= first.begin + first.tiles ? first : locate(v, end - 1);
+        previous_ = last;
         const std::int64_t first_out_end = first.begin + first.tiles, last_out_end = last.begin + last.tiles;
         const std::int64_t first_end = std::min(end, first_out_end);
         const bool first_is_host = begin == first.begin;
@@ -222,7 +240,7 @@ private:
         c.first_other_ns = costs_.startup_ns + static_cast<double>(first_end - begin) * costs_.tile_compute_ns + (c.partial ? costs_.partial_ns : 0.0);
         c.other_ns = c.first_other_ns + static_cast<double>(end - first_end) * costs_.tile_compute_ns +
                      static_cast<double>(outputs) * costs_.restart_ns + static_cast<double>(stores) * costs_.store_ns;
-        sm_bytes_[g % device_.sms] += c.bytes;
+        sm_bytes_[sm_of(g)] += c.bytes;
         return c.partial;
     }
 
@@ -245,7 +263,7 @@ private:
     // When CTA g has read `bytes`: its SM shares its rate equally among its CTAs, so by then the SM has read
     // min(bytes, theirs) for each of them.
     double stream_ns(std::int64_t g, double bytes) const {
-        const std::int64_t sms = device_.sms, sm = g % sms;
+        const std::int64_t sms = device_.sms, sm = sm_of(g);
         double sm_read = 0.0;
         for (std::int64_t h = sm; h < static_cast<std::int64_t>(ctas_.size()); h += sms) sm_read += std::min(bytes, ctas_[h].bytes);
         if (sm_read >= sm_bytes_[sm]) return sm_finish_[sm];  // the last of its SM's CTAs to finish
@@ -266,6 +284,8 @@ private:
     std::vector<double> sm_finish_;         // (min(SMs, grid)) when each SM has read them
     std::vector<std::int64_t> missing_before_;  // (batch + 1) tokens lacking in the partial LeanTiles of requests before b
     std::vector<double> ns_per_byte_;           // (largest partition's SMs + 1) of one SM while m stream
+    std::vector<std::int64_t> partition_of_;    // (SMs)
+    std::optional<Place> previous_;             // where the last non-empty CTA described ends (its last LeanTile)
 };
 
 bool better(const StreamKEstimate& a, const StreamKEstimate& b) {
@@ -282,69 +302,104 @@ StreamKEstimate estimate_stream_k(const PlanView& plan, const Problem& problem, 
     return e.estimate(plan);
 }
 
-std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
+struct AlignedSearch::State {
+    State(const PlanView& p, const Problem& problem, const DeviceSpec& device) : plan(p), estimator(p, problem, device) {
+        for (std::int64_t b = 0; b < plan.batch; ++b) n_max = std::max(n_max, plan.request_tiles[b]);
+    }
+
+    // Grid `grid`'s snaps, estimated (or found estimated) and appended to `out`.
+    void search_grid(std::int64_t grid, std::vector<AlignedCandidate>& out) {
+        for (const auto& [searched, candidates] : grids) {
+            if (searched == grid) {
+                out.insert(out.end(), candidates.begin(), candidates.end());
+                return;
+            }
+        }
+        std::vector<AlignedCandidate> mine;
+        PlanView v = plan;
+        v.grid = grid;
+        previous.clear();
+        estimator.prepare_grid(v);
+        // A grid beyond the resident CTAs is safe only with every output whole: its one snap is n_max.
+        const std::int64_t first_snap = grid > estimator.resident_ctas() ? n_max : 0;
+        for (std::int64_t snap = first_snap;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
+            v.snap = snap;
+            const std::vector<std::int64_t>& starts = estimator.starts_with_snap(snap);
+            // A larger snap that moves no start is the same plan: the same estimate.
+            const StreamKEstimate estimate = starts == previous ? mine.back().estimate : estimator.estimate(v);
+            previous = starts;
+            mine.push_back({grid, snap, estimate});
+            // No partial: every start is on a boundary already, where any larger snap leaves it.
+            if (snap >= n_max || estimate.partials == 0) break;
+        }
+        out.insert(out.end(), mine.begin(), mine.end());
+        grids.emplace_back(grid, std::move(mine));
+    }
+
+    PlanView plan;
+    Estimator estimator;
     std::int64_t n_max = 0;
-    for (std::int64_t b = 0; b < plan.batch; ++b) n_max = std::max(n_max, plan.request_tiles[b]);
-    std::vector<std::int64_t> grids = {plan.grid};
+    std::vector<std::int64_t> previous;  // the starts last estimated
+    std::vector<std::pair<std::int64_t, std::vector<AlignedCandidate>>> grids;  // each grid searched, its snaps in order
+};
+
+AlignedSearch::AlignedSearch(const PlanView& plan, const Problem& problem, const DeviceSpec& device) : state_(std::make_unique<State>(plan, problem, device)) {}
+
+AlignedSearch::~AlignedSearch() = default;
+
+std::vector<AlignedCandidate> AlignedSearch::candidates(std::int64_t grid, bool grid_given) {
+    const PlanView& plan = state_->plan;
+    std::vector<std::int64_t> grids = {grid};
     if (!grid_given) {
         const std::int64_t outputs = plan::outputs(plan);
-        const std::int64_t whole = outputs > 0 ? plan.grid / outputs * outputs : 0;  // k CTAs on every output
-        if (whole >= 2 * outputs && whole < plan.grid) grids.push_back(whole);
-        for (std::int64_t g = plan.grid / 2; g >= 1; g /= 2) {
+        const std::int64_t whole = outputs > 0 ? grid / outputs * outputs : 0;  // k CTAs on every output
+        if (whole >= 2 * outputs && whole < grid) grids.push_back(whole);
+        for (std::int64_t g = grid / 2; g >= 1; g /= 2) {
             if (g != whole) grids.push_back(g);
         }
-        if (outputs < plan.grid && std::find(grids.begin(), grids.end(), outputs) == grids.end()) grids.push_back(outputs);
+        if (outputs < grid && std::find(grids.begin(), grids.end(), outputs) == grids.end()) grids.push_back(outputs);
         // More outputs than CTAs, in row blocks that the L2 can share: one output per CTA, beyond the resident CTAs
         // (whole outputs: no host waits, so hardware waves may run them), reads a KV head's blocks side by side
         // where a smaller grid's CTAs read them one after another, each from HBM. Only where the waves are nearly
         // full (outputs ≥ 90% of ⌈waves⌉ · resident CTAs): the estimate shares each SM's rate among its CTAs and
         // cannot see a short last wave, which measured 1.2-1.5x slower at 1.1-1.2 waves on an H100.
-        const std::int64_t resident = device.resident_ctas();
+        const std::int64_t resident = state_->estimator.device().resident_ctas();
         const std::int64_t waves = (outputs + resident - 1) / resident;
-        if (outputs > plan.grid && problem.row_blocks() > 1 && device.timing.row_block_reread < 1.0 && 10 * outputs >= 9 * waves * resident) {
+        if (outputs > grid && state_->estimator.problem().row_blocks() > 1 && state_->estimator.device().timing.row_block_reread < 1.0 && 10 * outputs >= 9 * waves * resident) {
             grids.push_back(outputs);
         }
     }
-
-    Estimator e(plan, problem, device);
     std::vector<AlignedCandidate> out;
     std::optional<StreamKEstimate> best;
-    std::vector<std::int64_t> previous;
-    for (std::int64_t grid : grids) {
-        PlanView v = plan;
-        v.grid = grid;
-        if (best && e.bound_ns(grid, plan.total_tiles) > best->makespan_ns * (1.0 + 1e-9)) continue;
-        previous.clear();
-        e.prepare_grid(v);
-        // A grid beyond the resident CTAs is safe only with every output whole: its one snap is n_max.
-        const std::int64_t first_snap = grid > device.resident_ctas() ? n_max : 0;
-        for (std::int64_t snap = first_snap;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
-            v.snap = snap;
-            const std::vector<std::int64_t>& starts = e.starts_with_snap(snap);
-            // A larger snap that moves no start is the same plan: the same estimate.
-            const StreamKEstimate estimate = starts == previous ? out.back().estimate : e.estimate(v);
-            previous = starts;
-            out.push_back({grid, snap, estimate});
-            if (!best || better(estimate, *best)) best = estimate;
-            // No partial: every start is on a boundary already, where any larger snap leaves it.
-            if (snap >= n_max || estimate.partials == 0) break;
+    for (const std::int64_t g : grids) {
+        if (best && state_->estimator.bound_ns(g, plan.total_tiles) > best->makespan_ns * (1.0 + 1e-9)) continue;
+        const std::size_t first = out.size();
+        state_->search_grid(g, out);
+        for (std::size_t i = first; i < out.size(); ++i) {
+            if (!best || better(out[i].estimate, *best)) best = out[i].estimate;
         }
     }
     return out;
 }
 
-AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
-    const std::vector<AlignedCandidate> all = aligned_candidates(plan, problem, device, grid_given);
+AlignedCandidate AlignedSearch::choose(std::int64_t grid, bool grid_given) {
+    const std::vector<AlignedCandidate> all = candidates(grid, grid_given);
     AlignedCandidate best = all.front();
     for (const AlignedCandidate& c : all) {
         if (better(c.estimate, best.estimate)) best = c;
     }
     // Starts all on boundaries stay there under any larger snap: recording the largest says that no live
     // lengths can split an output (Schedule::whole_outputs), which lets the plan serve every step safely.
-    if (best.estimate.partials == 0) {
-        for (std::int64_t b = 0; b < plan.batch; ++b) best.snap = std::max(best.snap, plan.request_tiles[b]);
-    }
+    if (best.estimate.partials == 0) best.snap = std::max(best.snap, state_->n_max);
     return best;
+}
+
+std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
+    return AlignedSearch(plan, problem, device).candidates(plan.grid, grid_given);
+}
+
+AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given) {
+    return AlignedSearch(plan, problem, device).choose(plan.grid, grid_given);
 }
 
 }  // namespace leanattn

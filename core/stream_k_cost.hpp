@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "device_spec.hpp"
@@ -80,5 +81,24 @@ std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Pro
 // with fewer empty CTAs (each still takes a slot and a launch), then the earlier in the list (the larger
 // grid, then the smaller snap: the plan closest to the paper's).
 AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
+
+// The same search, kept: each grid's snaps are estimated once however many searches reach that grid (a Planner
+// making stream-k plans on several grids of one problem, as sim::choose_strategy does). `plan` carries the request
+// arrays (of `problem`), which must outlive it, as must `problem` and `device`; its grid is the one passed.
+class AlignedSearch {
+public:
+    AlignedSearch(const PlanView& plan, const Problem& problem, const DeviceSpec& device);
+    ~AlignedSearch();
+    AlignedSearch(const AlignedSearch&) = delete;
+    AlignedSearch& operator=(const AlignedSearch&) = delete;
+
+    // aligned_candidates and choose_aligned for the plan on `grid` CTAs.
+    std::vector<AlignedCandidate> candidates(std::int64_t grid, bool grid_given);
+    AlignedCandidate choose(std::int64_t grid, bool grid_given);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 }  // namespace leanattn

@@ -11,7 +11,10 @@ namespace {
 
 class Builder {
 public:
-    explicit Builder(LaunchProgram& program) : program_(program) { program_.first.push_back(0); }
+    explicit Builder(LaunchProgram& program) : program_(program) {
+        program_.phases.clear();
+        program_.first.assign(1, 0);
+    }
     void work(double ns, bool reduction = false, bool signals = false) {
         program_.phases.push_back({PhaseKind::work, reduction, signals, ns, 0.0, 0.0, -1, -1});
     }
@@ -19,29 +22,17 @@ public:
         program_.phases.push_back({PhaseKind::stream, reduction, false, bytes, min_ns, loss, -1, output});
     }
     void wait(std::int64_t peer) { program_.phases.push_back({PhaseKind::wait, true, false, 0.0, 0.0, 0.0, peer, -1}); }
-    void end_cta() { program_.first.push_back(static_cast<std::int64_t>(program_.phases.size())); }
+    // Closes the program begun after the last one; returns its index.
+    std::int32_t end_cta() {
+        program_.first.push_back(static_cast<std::int64_t>(program_.phases.size()));
+        return static_cast<std::int32_t>(program_.first.size() - 2);
+    }
 
 private:
     LaunchProgram& program_;
 };
 
 double partial_store(const KernelModel& k, const Problem& p) { return k.partial_store_ns + partial_bytes(p) / 1024.0 * k.partial_store_ns_per_kb; }
-
-// A stream-k host of a split output: its peers' partials, then its output (Algorithm 2, lines 25–36).
-void host_merge(Builder& b, const KernelModel& k, const Problem& p, const PlanView& plan, std::int64_t output) {
-    const std::int64_t contributors = plan::contributor_count(plan, output);
-    const double per_peer = k.merge_ns_per_partial + partial_bytes(p) / 1024.0 * k.merge_ns_per_kb;
-    if (k.merge == MergeOrder::serial) {
-        for (std::int64_t i = 1; i < contributors; ++i) {
-            b.wait(plan::contributor(plan, output, i));
-            b.work(k.merge_ns + per_peer, true);
-        }
-    } else {
-        for (std::int64_t i = 1; i < contributors; ++i) b.wait(plan::contributor(plan, output, i));
-        b.work(k.merge_ns + static_cast<double>(contributors - 1) * per_peer, true);
-    }
-    b.work(k.output_store_ns);
-}
 
 // The share of a segment's K and V bytes read from HBM. A later row block of a KV head mostly hits the L2: the
 // CTAs of its neighbouring blocks read the same tokens at about the same time. Not when this CTA read the block
@@ -52,53 +43,124 @@ double reread_share(const KernelModel& k, const Problem& p, std::int64_t output,
     return previous_output == output - 1 ? 1.0 : k.reread_fraction;
 }
 
-}  // namespace
+// The phases of a plan's main launch, CTA by CTA: what main_launch lists for every CTA and shared_main_launch
+// once per distinct program. The plan's constants are worked out once.
+class MainLaunchPhases {
+public:
+    MainLaunchPhases(const Schedule& s, const KernelModel& k, std::int64_t bytes_per_element)
+        : s_(s), k_(k), p_(s.problem), plan_(s.view()),
+          token_bytes_(static_cast<double>(p_.head_dim * 2 * bytes_per_element)),
+          row_blocks_(static_cast<double>((p_.block_rows() + 15) / 16)),
+          // A stream-k plan whose CTAs each hold one whole output is walked as no-split (one lookup); any other
+          // searches the plan for its range first.
+          walk_(s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0),
+          fill_(k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm), partial_store_(partial_store(k, p_)), compute_(k, p_, bytes_per_element) {
+        // Stream-k: every CTA's start, found once (the walker would find each twice, and hosts search them again).
+        if (s.strategy == Strategy::stream_k) {
+            starts_.resize(static_cast<std::size_t>(s.grid) + 1);
+            for (std::int64_t g = 0; g <= s.grid; ++g) starts_[static_cast<std::size_t>(g)] = plan::stream_k_start(plan_, g);
+        }
+    }
 
-LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t bytes_per_element) {
-    const Problem& p = s.problem;
-    const PlanView plan = s.view();
-    const double token_bytes = static_cast<double>(p.head_dim * 2 * bytes_per_element);
-    const double row_blocks = static_cast<double>((p.block_rows() + 15) / 16);
-    // A stream-k plan whose CTAs each hold one whole output is walked as no-split (one lookup); any other
-    // searches the plan for its range first.
-    const double walk = s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0;
-    LaunchProgram program;
-    program.phases.reserve(static_cast<std::size_t>(s.grid) * 6);
-    program.first.reserve(static_cast<std::size_t>(s.grid) + 1);
-    Builder b(program);
-    for (std::int64_t g = 0; g < s.grid; ++g) {
+    void append(Builder& b, std::int64_t g) {
         // CTAs dispatch in grid order: the first resident_ctas() are the first wave, there before the live plan.
-        b.work(k.cta_setup_ns + walk + (g < s.device.resident_ctas() ? k.plan_wait_ns : 0.0));
+        b.work(k_.cta_setup_ns + walk_ + (g < s_.device.resident_ctas() ? k_.plan_wait_ns : 0.0));
         bool any = false;
         std::int64_t previous_output = -1;
-        for (CtaWalker w(plan, g); w.valid(); w.advance()) {
-            if (any) b.work(k.segment_ns);
+        for (CtaWalker w = walker(g); w.valid(); w.advance()) {
+            if (any) b.work(k_.segment_ns);
             any = true;
             const Segment seg = w.current();
-            const std::int64_t ctx = p.ctx[static_cast<std::size_t>(p.request_of(seg.output))];
-            const double tokens = static_cast<double>(std::min(seg.end * p.tile, ctx) - seg.begin * p.tile);
-            const double reread = reread_share(k, p, seg.output, previous_output);
+            const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(p_.request_of(seg.output))];
+            const double tokens = static_cast<double>(std::min(seg.end * p_.tile, ctx) - seg.begin * p_.tile);
+            const double reread = reread_share(k_, p_, seg.output, previous_output);
             previous_output = seg.output;
-            if (k.compute_overlaps_loads) {
-                const double fill = k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm;
-                b.stream(tokens * token_bytes * reread + fill, false, compute_ns(k, p, tokens, bytes_per_element), k.compute_overlap_loss, seg.output);
+            if (k_.compute_overlaps_loads) {
+                b.stream(tokens * token_bytes_ * reread + fill_, false, compute(tokens), k_.compute_overlap_loss, seg.output);
             } else {
-                b.stream(tokens * token_bytes * reread, false, 0.0, 0.0, seg.output);
-                b.work(static_cast<double>(seg.tiles()) * row_blocks * k.tile_compute_ns);  // whole LeanTiles, the last one too
+                b.stream(tokens * token_bytes_ * reread, false, 0.0, 0.0, seg.output);
+                b.work(static_cast<double>(seg.tiles()) * row_blocks_ * k_.tile_compute_ns);  // whole LeanTiles, the last one too
             }
-            if (s.strategy == Strategy::fixed_split && s.splits > 1) {
-                b.work(partial_store(k, p), true);  // every split, host included, leaves a partial for the reduce kernel
+            if (s_.strategy == Strategy::fixed_split && s_.splits > 1) {
+                b.work(partial_store_, true);  // every split, host included, leaves a partial for the reduce kernel
             } else if (!seg.host) {
-                b.work(partial_store(k, p), true, true);  // stream-k peer: partial, fence, flag
+                b.work(partial_store_, true, true);  // stream-k peer: partial, fence, flag
             } else if (!seg.finishing) {
-                host_merge(b, k, p, plan, seg.output);
+                host_merge(b, g, contributors(g, seg));
             } else {
-                b.work(k.output_store_ns);
+                b.work(k_.output_store_ns);
             }
         }
         // A fixed-split chunk beyond a short request's end still runs: FlashAttention-2 writes an empty
         // partial (O = 0, LSE = −∞) so that the reduce kernel reads defined values.
-        if (!any && s.strategy == Strategy::fixed_split && s.splits > 1) b.work(partial_store(k, p), true);
+        if (!any && s_.strategy == Strategy::fixed_split && s_.splits > 1) b.work(partial_store_, true);
+    }
+
+private:
+    double compute(double tokens) const { return compute_.ns(tokens); }
+
+    CtaWalker walker(std::int64_t g) const {
+        if (starts_.empty()) return CtaWalker(plan_, g);
+        return CtaWalker(plan_, IterRange{starts_[static_cast<std::size_t>(g)], starts_[static_cast<std::size_t>(g) + 1]});
+    }
+
+    // plan::host_contributors of stream-k host segment `seg` of CTA `host`: up to the CTA holding the output's last
+    // LeanTile, the last whose start is at most that LeanTile (plan::stream_k_cta_of), found among the starts.
+    std::int64_t contributors(std::int64_t host, const Segment& seg) const {
+        const std::int64_t last = plan::output_offset(plan_, seg.output) + plan::output_tiles(plan_, seg.output) - 1;
+        return std::upper_bound(starts_.begin() + host, starts_.end() - 1, last) - starts_.begin() - 1 - host + 1;
+    }
+
+    // Stream-k host CTA `host` of a split output: its peers' partials, then its output (Algorithm 2, lines 25–36).
+    // Its contributors are it and the CTAs after it (walker.hpp).
+    void host_merge(Builder& b, std::int64_t host, std::int64_t contributors) const {
+        const double per_peer = k_.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k_.merge_ns_per_kb;
+        if (k_.merge == MergeOrder::serial) {
+            for (std::int64_t i = 1; i < contributors; ++i) {
+                b.wait(host + i);
+                b.work(k_.merge_ns + per_peer, true);
+            }
+        } else {
+            for (std::int64_t i = 1; i < contributors; ++i) b.wait(host + i);
+            b.work(k_.merge_ns + static_cast<double>(contributors - 1) * per_peer, true);
+        }
+        b.work(k_.output_store_ns);
+    }
+
+    const Schedule& s_;
+    const KernelModel& k_;
+    const Problem& p_;
+    const PlanView plan_;
+    const double token_bytes_, row_blocks_, walk_, fill_, partial_store_;
+    const ComputeCost compute_;
+    std::vector<std::int64_t> starts_;  // stream-k: (grid + 1) every CTA's first LeanTile, then I
+};
+
+// Fixed-split's reduce CTAs per output (reduce_launch).
+std::int64_t reduce_ctas_per_output(const Problem& p, const KernelModel& k) {
+    const std::int64_t values = p.block_rows() * p.head_dim;
+    return k.reduce_values_per_cta > 0 ? std::min((values + k.reduce_values_per_cta - 1) / k.reduce_values_per_cta, max_reduce_ctas_per_output) : 1;
+}
+
+// One reduce CTA: every reduce CTA of a plan runs this same program.
+void append_reduce_cta(Builder& b, const Schedule& s, const KernelModel& k) {
+    const Problem& p = s.problem;
+    const double share = static_cast<double>(s.splits) * partial_bytes(p) / static_cast<double>(reduce_ctas_per_output(p, k));  // of every split's partial
+    b.work(k.reduce_cta_ns + share / 1024.0 * k.reduce_ns_per_kb, true);
+    b.stream(share, true);
+    b.work(k.output_store_ns, true);
+}
+
+}  // namespace
+
+LaunchProgram main_launch(const Schedule& s, const KernelModel& k, std::int64_t bytes_per_element) {
+    LaunchProgram program;
+    program.phases.reserve(static_cast<std::size_t>(s.grid) * 6);
+    program.first.reserve(static_cast<std::size_t>(s.grid) + 1);
+    Builder b(program);
+    MainLaunchPhases phases(s, k, bytes_per_element);
+    for (std::int64_t g = 0; g < s.grid; ++g) {
+        phases.append(b, g);
         b.end_cta();
     }
     return program;
@@ -108,18 +170,54 @@ LaunchProgram reduce_launch(const Schedule& s, const KernelModel& k) {
     LaunchProgram program;
     Builder b(program);
     if (s.launches < 2) return program;
-    const Problem& p = s.problem;
-    const std::int64_t values = p.block_rows() * p.head_dim;
-    const std::int64_t per_output =
-        k.reduce_values_per_cta > 0 ? std::min((values + k.reduce_values_per_cta - 1) / k.reduce_values_per_cta, max_reduce_ctas_per_output) : 1;
-    const double share = static_cast<double>(s.splits) * partial_bytes(p) / static_cast<double>(per_output);  // of every split's partial
-    for (std::int64_t o = 0; o < p.outputs() * per_output; ++o) {
-        b.work(k.reduce_cta_ns + share / 1024.0 * k.reduce_ns_per_kb, true);
-        b.stream(share, true);
-        b.work(k.output_store_ns, true);
+    for (std::int64_t c = 0; c < s.problem.outputs() * reduce_ctas_per_output(s.problem, k); ++c) {
+        append_reduce_cta(b, s, k);
         b.end_cta();
     }
     return program;
+}
+
+void shared_main_launch(const Schedule& s, const KernelModel& k, std::int64_t bytes_per_element, SharedLaunch& out) {
+    Builder b(out.programs);
+    out.program_of.resize(static_cast<std::size_t>(s.grid));
+    MainLaunchPhases phases(s, k, bytes_per_element);
+    if (s.strategy == Strategy::stream_k && !s.one_output_per_cta) {  // every CTA its own range of the plan
+        for (std::int64_t g = 0; g < s.grid; ++g) {
+            phases.append(b, g);
+            out.program_of[static_cast<std::size_t>(g)] = b.end_cta();
+        }
+        return;
+    }
+    // No-split, fixed-split and stream-k of one output per CTA: CTA g = (output, split), outputs batch-major. Two
+    // CTAs run the same program when their requests have the same length and they hold the same split, both a
+    // first or both a later row block (its read share), both in the first wave or both after it.
+    const Problem& p = s.problem;
+    const std::int64_t splits = s.strategy == Strategy::fixed_split ? s.splits : 1, rows = p.row_blocks(), resident = s.device.resident_ctas();
+    std::vector<std::int32_t> program_of_kind;  // (splits × 2 × 2), reset per request length
+    std::int64_t g = 0;
+    for (std::int64_t r = 0; r < p.batch; ++r) {
+        if (r == 0 || p.ctx[static_cast<std::size_t>(r)] != p.ctx[static_cast<std::size_t>(r) - 1]) program_of_kind.assign(static_cast<std::size_t>(splits * 4), -1);
+        for (std::int64_t h = 0; h < p.kv_heads; ++h) {
+            for (std::int64_t block = 0; block < rows; ++block) {
+                for (std::int64_t split = 0; split < splits; ++split, ++g) {
+                    std::int32_t& program = program_of_kind[static_cast<std::size_t>((split * 2 + (block > 0 ? 1 : 0)) * 2 + (g < resident ? 1 : 0))];
+                    if (program < 0) {
+                        phases.append(b, g);
+                        program = b.end_cta();
+                    }
+                    out.program_of[static_cast<std::size_t>(g)] = program;
+                }
+            }
+        }
+    }
+}
+
+void shared_reduce_launch(const Schedule& s, const KernelModel& k, SharedLaunch& out) {
+    Builder b(out.programs);
+    out.program_of.clear();
+    if (s.launches < 2) return;
+    append_reduce_cta(b, s, k);
+    out.program_of.assign(static_cast<std::size_t>(s.problem.outputs() * reduce_ctas_per_output(s.problem, k)), b.end_cta());
 }
 
 }  // namespace leanattn::sim

@@ -42,6 +42,22 @@ struct LaunchProgram {
 // split kernel (every split stores a partial when splits > 1), or no-split.
 LaunchProgram main_launch(const Schedule& schedule, const KernelModel& kernel, std::int64_t bytes_per_element);
 
+// A launch whose CTAs of equal programs share one: `programs` holds each distinct program once (its grid() is their
+// count) and CTA g runs program program_of[g]. No-split, fixed-split and the reduce kernel hold a few, however many
+// CTAs they launch (a program per request length, split, first or later row block, first wave or not); a
+// stream-k plan that splits outputs holds one per CTA. What the makespan player reads (makespan.hpp): building
+// it costs O(grid) integers and O(programs) phases. simulate() reads LaunchProgram, whose phases also name
+// their outputs for the pictures (here, only the first CTA's of each program).
+struct SharedLaunch {
+    LaunchProgram programs;
+    std::vector<std::int32_t> program_of;  // (grid)
+    std::int64_t grid() const { return static_cast<std::int64_t>(program_of.size()); }
+};
+
+// main_launch and reduce_launch as SharedLaunch, into `out` (its buffers are reused).
+void shared_main_launch(const Schedule& schedule, const KernelModel& kernel, std::int64_t bytes_per_element, SharedLaunch& out);
+void shared_reduce_launch(const Schedule& schedule, const KernelModel& kernel, SharedLaunch& out);
+
 // Fixed-split's second kernel: the CTAs of each output (one, or one per reduce_values_per_cta of its values) read
 // their share of its splits' partials (splits · rows · (d + 2) · 4 bytes in all: float O plus m and l) and store
 // the output. Empty when the plan has one launch.

@@ -83,6 +83,7 @@ struct KernelModel {
     std::int64_t reduce_values_per_cta = 0;
 
     bool uses_copy_bandwidth() const { return bandwidth_over_copy > 0.0; }
+    bool operator==(const KernelModel&) const = default;
 };
 
 // The paper's kernel on `device`, from the device file's timing keys: the simulator before kernel models
@@ -108,6 +109,17 @@ int kernel_path(const Problem& problem);
 // A CTA's own time (compute and the path's per-KiB cost, overlapped with its loads) for `tokens` tokens of
 // one output tile of `problem` whose K and V elements weigh `bytes_per_element`, in ns.
 double compute_ns(const KernelModel& kernel, const Problem& problem, double tokens, std::int64_t bytes_per_element);
+// The same for many token counts of one problem, its rows and path worked out once.
+class ComputeCost {
+public:
+    ComputeCost(const KernelModel& kernel, const Problem& problem, std::int64_t bytes_per_element);
+    double ns(double tokens) const;
+
+private:
+    const KernelModel& kernel_;
+    double rows_, head_dim_, token_bytes_;
+    int path_;
+};
 
 // Bytes of one partial of `problem`'s output tile: rows × (head_dim + 2) floats (O, m, l).
 double partial_bytes(const Problem& problem);

@@ -11,29 +11,58 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "core/schedule.hpp"
+#include "cta_program.hpp"
 #include "kernel_model.hpp"
 #include "memory_model.hpp"
 
 namespace leanattn::sim {
 
+// A plan's makespan, or a lower bound of it that showed it would reach a limit.
+struct BoundedMakespan {
+    double ns = 0.0;         // simulated: the makespan; otherwise a lower bound of it, at least the limit
+    bool simulated = true;
+};
+
 // A kernel on a device, ready to time plans for it: the memory law is tabulated once (it costs more than
-// playing a small plan), so a caller weighing many plans keeps one of these.
+// playing a small plan), so a caller weighing many plans keeps one of these. It keeps its buffers between plans
+// too: one model per thread.
 class MakespanModel {
 public:
     MakespanModel(const KernelModel& kernel, const DeviceSpec& device);
+    ~MakespanModel();
+    MakespanModel(const MakespanModel&) = delete;
+    MakespanModel& operator=(const MakespanModel&) = delete;
 
     // The makespan simulate(schedule, {bytes_per_element, false, &kernel}) returns, in ns, for a plan made for
     // this device (device_for_kernel). Kernels of more than one CTA per SM go through simulate()'s own engine
     // (their SMs split a rate among CTAs).
     double makespan_ns(const Schedule& schedule, std::int64_t bytes_per_element) const;
 
+    // The same, unless the makespan is shown to be limit_ns or more first: then a lower bound of it (at least
+    // limit_ns), found before the plan is played (its CTAs' programs at the fastest rate any SM reads, the SMs'
+    // time and the HBM's most bytes per ns) or while it is (the same bound on what has not started yet). What
+    // weighing a plan against a faster one needs; one CTA per SM only (others are played whole).
+    BoundedMakespan makespan_below(const Schedule& schedule, std::int64_t bytes_per_element, double limit_ns) const;
+
+    // Whether this model times plans of `kernel` on `device`.
+    bool models(const KernelModel& kernel, const DeviceSpec& device) const;
     const KernelModel& kernel() const { return kernel_; }
 
 private:
+    class LowerBound;
+    class Player;
+    // The plan's main launch (or its reduce launch) from start_ns, given up at limit_ns.
+    BoundedMakespan play(const Schedule& schedule, bool reduce, std::int64_t bytes_per_element, double start_ns, double limit_ns) const;
+
     KernelModel kernel_;
+    DeviceSpec device_;
     MemoryModel memory_;
+    std::unique_ptr<LowerBound> bound_;
+    std::unique_ptr<Player> player_;
+    mutable SharedLaunch launch_;  // the launch being played, its buffers kept
 };
 
 // One plan, once: MakespanModel(kernel, schedule.device).makespan_ns(schedule, bytes_per_element).

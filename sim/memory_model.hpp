@@ -21,6 +21,7 @@ class MemoryModel {
 public:
     MemoryModel(const DeviceTiming& timing, std::int64_t sms);
 
+    std::int64_t sms() const { return sms_; }
     std::int64_t partitions() const { return partitions_; }
     // SMs are split evenly and contiguously: SM s reads partition s · partitions / sms.
     std::int64_t partition_of(std::int64_t sm) const { return sm * partitions_ / sms_; }

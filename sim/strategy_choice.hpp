@@ -23,7 +23,8 @@ struct StrategyCandidate {
     PlanOptions options;
     std::int64_t grid = 0;
     std::int64_t splits = 1;  // the plan's (fixed-split: the heuristic's count when options.splits is 0)
-    double predicted_us = 0.0;
+    double predicted_us = 0.0;  // its simulated makespan, or (not simulated) a lower bound that ruled it out
+    bool simulated = true;      // false: played only until a bound showed it could not beat the choice (makespan_below)
 };
 
 struct StrategyChoice {
@@ -38,11 +39,20 @@ struct StrategyChoice {
 inline constexpr double simpler_plan_margin = 1e-3;
 inline bool beats(double candidate_us, double chosen_us, double margin) { return candidate_us < chosen_us * (1.0 - margin); }
 
+// How the candidates are weighed. Both give the same choice and the same predicted time (its plan's simulated
+// makespan); `bounded` spends far less host time on plans that lose.
+enum class Weighing {
+    bounded,    // a plan that loses is played only until a bound shows that it cannot beat the choice so far, or not
+                // at all (makespan_below): its candidate then holds that bound, not simulated. A plan that is
+                // no-split's very plan (fixed-split of one split, stream-k of one output per CTA) takes its time.
+    every_plan  // every candidate played to its end: the reference the tests hold `bounded` to
+};
+
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.
 // `vary_parameters` false weighs the three default plans only (FlashAttention-2's split count, the aligned
 // rule's grid); so does a `base` that fixes the grid.
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
-                               const PlanOptions& base = {}, bool vary_parameters = true);
+                               const PlanOptions& base = {}, bool vary_parameters = true, Weighing weighing = Weighing::bounded);
 
 }  // namespace leanattn::sim

@@ -1,5 +1,5 @@
-// `--strategy auto` (sim/strategy_choice.hpp): the candidates weighed, the one chosen, the 0.1% rule, and
-// problems whose answer is plain.
+// `--strategy auto` (sim/strategy_choice.hpp): the candidates weighed, the one chosen, the 0.1% rule, the bounded
+// weighing against every plan played in full, and problems whose answer is plain.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -41,8 +41,9 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
         const std::int64_t bytes = i % 3 == 0 ? 4 : 2;
         for (const sim::KernelModel& k : {lean, sim::paper_kernel(planned)}) {
             for (const bool vary : {true, false}) {
-                CAPTURE(describe(p, planned), k.name, vary);
-                const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, bytes, PlanOptions{}, vary);
+              for (const sim::Weighing weighing : {sim::Weighing::every_plan, sim::Weighing::bounded}) {
+                CAPTURE(describe(p, planned), k.name, vary, weighing == sim::Weighing::bounded);
+                const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, bytes, PlanOptions{}, vary, weighing);
                 const auto& cand = c.candidates;
                 REQUIRE(cand.size() >= 3);
                 CHECK(cand.size() <= 9);
@@ -66,7 +67,10 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                     const Schedule plan = make_schedule(p, planned, x.options);
                     CHECK(x.grid == plan.grid);
                     CHECK(x.splits == plan.splits);
-                    CHECK(x.predicted_us == Approx(simulated_us(p, planned, x.options, k, bytes)).epsilon(1e-9));  // makespan.hpp: simulate()'s up to rounding
+                    // makespan.hpp: simulate()'s up to rounding; or (bounded, a plan that lost) a lower bound of it
+                    if (x.simulated) CHECK(x.predicted_us == Approx(simulated_us(p, planned, x.options, k, bytes)).epsilon(1e-9));
+                    else CHECK(x.predicted_us <= simulated_us(p, planned, x.options, k, bytes) * (1 + 1e-9));
+                    CHECK((x.simulated || weighing == sim::Weighing::bounded));
                     CHECK(x.predicted_us > 0.0);
                     if (x.options.strategy == Strategy::fixed_split && x.options.splits != 0) {  // half or double the heuristic's count
                         CHECK((x.options.splits == cand[1].splits / 2 || x.options.splits == 2 * cand[1].splits));
@@ -79,12 +83,13 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                         CHECK(vary);
                         CHECK(x.grid != aligned->grid);
                         if (x.options.grid == whole) CHECK(whole >= 2 * outputs);
-                    } else {
+                    } else if (x.simulated) {
                         fastest = std::min(fastest, x.predicted_us);
                     }
                 }
                 const auto chosen = std::find_if(cand.begin(), cand.end(), [&](const sim::StrategyCandidate& x) { return same_plan(x.options, c.options); });
                 REQUIRE(chosen != cand.end());
+                CHECK(chosen->simulated);
                 CHECK(chosen->predicted_us == c.predicted_us);
                 CHECK(chosen->splits == c.splits);
                 // The choice's plan, made again, is predicted at the choice's time.
@@ -100,12 +105,84 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 for (auto x = cand.begin(); x != chosen; ++x) CHECK(x->predicted_us > c.predicted_us * (1 - margin(*x)));
                 for (auto x = chosen + 1; x != cand.end(); ++x) CHECK(x->predicted_us >= c.predicted_us * (1 - margin(*x)));
                 ++chose[c.options.strategy == Strategy::no_split ? 0 : c.options.strategy == Strategy::fixed_split ? 1 : 2];
+              }
             }
         }
     }
-    CHECK(chose[0] + chose[1] + chose[2] == 160);
+    CHECK(chose[0] + chose[1] + chose[2] == 320);
     CHECK(chose[2] > 0);  // random problems: stream-k is chosen sometimes …
     CHECK(chose[0] + chose[1] > 0);  // … and not always
+}
+
+namespace {
+
+Problem with_q_len(Problem p, std::int64_t q_len) {
+    p.q_len = q_len;
+    return p;
+}
+
+Problem with_ctx(Problem p, std::vector<std::int64_t> ctx) {
+    p.batch = static_cast<std::int64_t>(ctx.size());
+    p.ctx = std::move(ctx);
+    return p;
+}
+
+// Plans of every kind: one output and many, tiny and long contexts, ragged batches, GQA groups and MQA (row blocks),
+// speculative q_len, then random ones.
+std::vector<Problem> varied_problems(std::mt19937_64& rng) {
+    std::vector<Problem> v = {
+        decode_shape(1, 8, 1, 128, 65536),                                     // one output over a long context
+        decode_shape(1, 32, 32, 128, 1),                                       // one token each
+        decode_shape(2, 32, 32, 128, 17),                                      // tiny contexts
+        decode_shape(64, 32, 8, 128, 1024),                                    // many outputs: several waves
+        with_q_len(decode_shape(32, 32, 32, 96, 312), 8),                      // speculative, many outputs
+        with_q_len(decode_shape(4, 32, 8, 128, 8192), 4),                      // GQA group 4 at q_len 4: row blocks
+        decode_shape(4, 71, 1, 64, 8192),                                      // MQA: 71 rows, five row blocks
+        with_ctx(decode_shape(1, 32, 8, 128, 1), {1, 100000, 300, 7000}),      // ragged, a 1-token request beside 100k
+        with_ctx(decode_shape(1, 28, 4, 128, 1), {3067, 12, 40000, 40000, 5}), // ragged, GQA 7
+        decode_shape(6, 48, 48, 64, 65536),                                    // the paper's Figure 8
+        decode_shape(132, 8, 1, 128, 1024),                                    // one output per SM
+    };
+    for (int i = 0; i < 40; ++i) v.push_back(random_problem(rng, 1 << 17));
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("choose_strategy, bounded: every plan played in full chooses the same plan at the same time") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const DeviceSpec a100x8 = app::load_device("a100-80gb-x8");  // 8 HBM partitions
+    const sim::KernelModel lean = app::load_kernel("leanattn-h100", h100);
+    sim::KernelModel shared_sms = lean;  // two CTAs per SM: played by simulate()'s engine, never bounded
+    shared_sms.ctas_per_sm = 2;
+    auto rng = seeded_rng(907);
+    int bounded = 0, weighed = 0;
+    for (const Problem& p : varied_problems(rng)) {
+        for (const DeviceSpec& gpu : {h100, a100x8}) {
+            for (const sim::KernelModel& k : {lean, shared_sms, sim::paper_kernel(sim::device_for_kernel(gpu, lean))}) {
+                const std::int64_t bytes = weighed % 5 == 0 ? 4 : 2;
+                CAPTURE(describe(p, gpu), gpu.name, k.name, k.ctas_per_sm, bytes);
+                const sim::StrategyChoice full = sim::choose_strategy(p, gpu, k, bytes, PlanOptions{}, true, sim::Weighing::every_plan);
+                const sim::StrategyChoice fast = sim::choose_strategy(p, gpu, k, bytes, PlanOptions{}, true, sim::Weighing::bounded);
+                CHECK(same_plan(fast.options, full.options));
+                CHECK(fast.splits == full.splits);
+                CHECK(fast.predicted_us == full.predicted_us);
+                REQUIRE(fast.candidates.size() == full.candidates.size());
+                for (std::size_t i = 0; i < full.candidates.size(); ++i) {
+                    const sim::StrategyCandidate &a = fast.candidates[i], &b = full.candidates[i];
+                    CHECK(same_plan(a.options, b.options));
+                    CHECK(a.grid == b.grid);
+                    CHECK(a.splits == b.splits);
+                    CHECK(b.simulated);
+                    if (a.simulated) CHECK(a.predicted_us == b.predicted_us);
+                    else CHECK(a.predicted_us <= b.predicted_us * (1 + 1e-9));  // a lower bound
+                    bounded += a.simulated ? 0 : 1;
+                    ++weighed;
+                }
+            }
+        }
+    }
+    CHECK(bounded > weighed / 4);  // most losing plans were never played to their end
 }
 
 TEST_CASE("choose_strategy keeps the caller's stream-k rule and overrides the caller's strategy and splits") {
