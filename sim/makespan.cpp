@@ -28,6 +28,7 @@ class EventHeap {
 public:
     void clear() { v_.clear(); }
     bool empty() const { return v_.empty(); }
+    std::size_t size() const { return v_.size(); }
     const Event& top() const { return v_.front(); }
     void push(Event e) {
         v_.push_back(e);
@@ -61,6 +62,39 @@ private:
     }
 
     std::vector<Event> v_;
+};
+
+// Timed events, mostly booked in the order they come due (a slot's next stream starts a fixed set-up after its last
+// one ends): those go to a queue, the few others to a heap, and the earlier of the two fronts comes first.
+class TimedEvents {
+public:
+    void clear() {
+        queue_.clear();
+        first_ = 0;
+        heap_.clear();
+    }
+    bool empty() const { return first_ == queue_.size() && heap_.empty(); }
+    std::size_t size() const { return queue_.size() - first_ + heap_.size(); }
+    const Event& top() const {
+        if (first_ == queue_.size()) return heap_.top();
+        return heap_.empty() || earlier(queue_[first_], heap_.top()) ? queue_[first_] : heap_.top();
+    }
+    void push(Event e) {
+        if (first_ == queue_.size() || !earlier(e, queue_.back())) queue_.push_back(e);
+        else heap_.push(e);
+    }
+    void pop() {
+        if (first_ < queue_.size() && (heap_.empty() || earlier(queue_[first_], heap_.top()))) {
+            if (++first_ == queue_.size()) queue_.clear(), first_ = 0;
+        } else {
+            heap_.pop();
+        }
+    }
+
+private:
+    std::vector<Event> queue_;  // [first_, end): in order
+    std::size_t first_ = 0;
+    EventHeap heap_;
 };
 
 // Bounds are worked out in other orders than the play's sums: this margin keeps them below its rounding.
@@ -273,9 +307,9 @@ public:
         if (limit_ns < never) count_left();
         for (std::int64_t slot = 0; slot < sms_ && next_cta_ < grid; ++slot) dispatch(slot, start_ns);
         for (std::int64_t events = 0; finished_ < grid; ++events) {
-            // Every 16 events: could what has not started yet still end before the limit?
+            // Every 16 events: could what is left still end before the limit?
             if (events % 16 == 15 && limit_ns < never) {
-                const double least = now_ + bound_rounding * bound_.resources_ns(bytes_left_, work_left_, sms_);
+                const double least = now_ + bound_rounding * bound_.resources_ns(bytes_to_read(), work_to_do(), sms_);
                 if (least >= limit_ns) return {least, false};
             }
             // The earliest event: a timed one (a stream starts, a slot frees) wins ties, as in the engine.
@@ -296,6 +330,7 @@ public:
                 end_stream(g);
             } else {
                 const std::int32_t g = timed_.top().cta;
+                booked_ns_ -= timed_.top().key;
                 timed_.pop();
                 Cta& c = cta(g);
                 if (!c.done) begin_stream(g);
@@ -308,7 +343,7 @@ public:
 private:
     struct Cta {
         std::int64_t sm = 0, phase = 0, end = 0;
-        double stream_begin_ns = 0.0;
+        double stream_begin_ns = 0.0, stream_end_v = 0.0;
         double at_ns = 0.0;  // where its program stands while it waits for a peer or a stream's start
         bool done = false;
     };
@@ -316,7 +351,22 @@ private:
         std::int64_t streaming = 0;
         double latency_ns = 0.0, v = 0.0, t_ns = 0.0;  // the virtual clock V at t_ns, and its speed's inverse
         EventHeap ends;                                // stream ends, as points on V
+        double ends_rates = 0.0, rates = 0.0;          // over its streams, Σ end · rate and Σ rate: Σ bytes left = ends_rates − V · rates
     };
+
+    // Bytes no stream has read yet: streams not begun, and what the streams under way still read.
+    double bytes_to_read() const {
+        double bytes = bytes_left_;
+        for (const Partition& p : partitions_) bytes += std::max(0.0, p.ends_rates - p.v * p.rates);
+        return bytes;
+    }
+    // SM time besides streaming still to come: work not yet added up, and the work booked to end later (until a
+    // CTA's stream starts or its slot frees).
+    double work_to_do() const { return work_left_ + std::max(0.0, booked_ns_ - static_cast<double>(timed_.size()) * now_); }
+    void book(double t, std::int64_t g) {
+        timed_.push({t, static_cast<std::int32_t>(g)});
+        booked_ns_ += t;
+    }
 
     Cta& cta(std::int64_t g) { return ctas_[static_cast<std::size_t>(g)]; }
     Partition& partition_of(const Cta& c) { return partitions_[static_cast<std::size_t>(partition_[static_cast<std::size_t>(c.sm)])]; }
@@ -335,11 +385,17 @@ private:
             p.v = 0.0;
             p.t_ns = start_ns;
             p.ends.clear();
+            p.ends_rates = p.rates = 0.0;
         }
+        booked_ns_ = 0.0;
         now_ = start_ns;
         makespan_ = 0.0;
         next_cta_ = 0;
         finished_ = 0;
+        // CTAs that run one program are alike: while at least one per SM is left, the slot that frees at t takes
+        // one whichever slots free before it, so it may take it at once, to start at t (an event fewer per CTA).
+        alike_from_ = static_cast<std::int64_t>(grid);
+        while (alike_from_ > 0 && launch_->program_of[static_cast<std::size_t>(alike_from_) - 1] == launch_->program_of.back()) --alike_from_;
     }
 
     // What no CTA has begun yet, for the bound on what remains (makespan_below).
@@ -414,6 +470,8 @@ private:
         now_ = to_ns;
     }
 
+    // The slot on `sm` takes the next CTA of the grid at at_ns (now, or when it frees: finish() says when it may
+    // take it early).
     void dispatch(std::int64_t sm, double at_ns) {
         const std::int64_t g = next_cta_++;
         const std::int64_t program = launch_->program_of[static_cast<std::size_t>(g)];
@@ -450,7 +508,7 @@ private:
                 case PhaseKind::stream:
                     if (ph.amount <= 0.0) break;
                     c.at_ns = t;
-                    if (t > now_) timed_.push({t, static_cast<std::int32_t>(g)});
+                    if (t > now_) book(t, g);
                     else begin_stream(g);
                     return;
             }
@@ -474,8 +532,9 @@ private:
         ++finished_;
         makespan_ = std::max(makespan_, t);
         if (next_cta_ < launch_->grid()) {
-            if (t > now_) timed_.push({t, static_cast<std::int32_t>(g)});
-            else dispatch(c.sm, now_);
+            if (t <= now_) dispatch(c.sm, now_);
+            else if (next_cta_ >= alike_from_ && launch_->grid() - next_cta_ >= sms_) dispatch(c.sm, t);
+            else book(t, g);
         }
     }
 
@@ -488,7 +547,11 @@ private:
         const Phase& ph = phase(c.phase);
         bytes_left_ -= ph.amount;
         work_left_ -= ph.loss * ph.min_ns;
-        p.ends.push({p.v + ph.amount / rate_[static_cast<std::size_t>(c.sm)], static_cast<std::int32_t>(g)});
+        const double rate = rate_[static_cast<std::size_t>(c.sm)];
+        c.stream_end_v = p.v + ph.amount / rate;
+        p.ends.push({c.stream_end_v, static_cast<std::int32_t>(g)});
+        p.ends_rates += c.stream_end_v * rate;
+        p.rates += rate;
     }
 
     // The phase lasts max(stream, compute) + loss · min(stream, compute), as in the engine.
@@ -497,6 +560,8 @@ private:
         Partition& p = partition_of(c);
         --p.streaming;
         p.latency_ns = memory_.loaded_latency_ns(p.streaming);
+        p.ends_rates -= c.stream_end_v * rate_[static_cast<std::size_t>(c.sm)];
+        p.rates -= rate_[static_cast<std::size_t>(c.sm)];
         const Phase& ph = phase(c.phase);
         const double streamed = now_ - c.stream_begin_ns;
         const double until = c.stream_begin_ns + std::max(streamed, ph.min_ns) + ph.loss * std::min(streamed, ph.min_ns);
@@ -514,12 +579,14 @@ private:
     std::vector<double> flag_ns_;       // when each CTA's flag is set (never: not known yet)
     std::vector<std::int64_t> waiter_;  // the host parked on each CTA's flag, or −1
     std::vector<Partition> partitions_;
-    EventHeap timed_;                   // streams booked to start, slots booked to free
+    TimedEvents timed_;                 // streams booked to start, slots booked to free
     std::vector<Event> ends_;           // one_wave's stream ends
     std::vector<std::int64_t> count_;   // CTAs per program
     double now_ = 0.0, makespan_ = 0.0;
     double bytes_left_ = 0.0, work_left_ = 0.0;  // of phases no CTA has begun
+    double booked_ns_ = 0.0;                     // Σ of the timed events' times
     std::int64_t next_cta_ = 0, finished_ = 0;
+    std::int64_t alike_from_ = 0;  // the CTAs from this one on run one program
 };
 
 MakespanModel::MakespanModel(const KernelModel& kernel, const DeviceSpec& device)

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/schedule.hpp"
+#include "core/input_error.hpp"
 #include "core/live_plan.hpp"
 #include "core/stream_k_cost.hpp"
 #include "decode_shape.hpp"
@@ -228,4 +229,51 @@ TEST_CASE("more outputs than CTAs in row blocks: the rule runs one output per CT
     short_wave.q_len = 4;
     REQUIRE(short_wave.outputs() == 144);
     CHECK(plan_rule(short_wave, d, StreamKRule::aligned).grid <= 132);
+}
+
+TEST_CASE("a Planner makes make_schedule's plans, whatever it made before: its search reuses grids it has estimated") {
+    auto rng = seeded_rng(61);
+    const auto same = [](const Schedule& a, const Schedule& b) {
+        return a.strategy == b.strategy && a.grid == b.grid && a.snap == b.snap && a.splits == b.splits && a.chunk == b.chunk && a.launches == b.launches &&
+               a.total_tiles == b.total_tiles && a.one_output_per_cta == b.one_output_per_cta && a.capacity_max_load == b.capacity_max_load &&
+               a.capacity_ideal_load == b.capacity_ideal_load && a.request_tiles == b.request_tiles && a.request_offset == b.request_offset;
+    };
+    for (int i = 0; i < 300; ++i) {
+        const Problem p = random_problem(rng, 1 << 16);
+        const DeviceSpec d = random_device(rng);
+        CAPTURE(i, describe(p, d));
+        // What sim::choose_strategy asks, in its order, then the same again in another: stream-k on given grids
+        // before and after the rule's own search, the other strategies between.
+        std::vector<PlanOptions> asks;
+        for (const std::int64_t grid : {d.resident_ctas() / 2, std::int64_t{0}, d.resident_ctas(), d.resident_ctas() * 3 / 4, std::int64_t{7}}) {
+            PlanOptions o;
+            o.grid = grid;
+            asks.push_back(o);
+        }
+        for (const Strategy s : {Strategy::no_split, Strategy::fixed_split}) {
+            PlanOptions o;
+            o.strategy = s;
+            asks.insert(asks.begin() + 2, o);
+        }
+        PlanOptions paper;
+        paper.stream_k_rule = StreamKRule::paper;
+        asks.push_back(paper);
+        Planner planner(p, d);
+        for (const PlanOptions& o : asks) {
+            if (o.grid > 0 && o.grid > d.resident_ctas()) continue;
+            CAPTURE(strategy_name(o.strategy), o.grid);
+            bool refused = false;
+            Schedule expected;
+            try {
+                expected = make_schedule(p, d, o);
+            } catch (const InputError&) {
+                refused = true;
+            }
+            if (refused) {
+                CHECK_THROWS_AS(planner.make(o), InputError);
+            } else {
+                CHECK(same(planner.make(o), expected));
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 // sim/makespan.hpp: the makespan alone, played with one clock per partition and work added up between
 // streams, is simulate()'s to rounding, on every strategy, on ragged and multi-wave plans, with waits on
-// peers, under fitted and paper kernels, on one and on several HBM partitions.
+// peers, under fitted and paper kernels, on one and on several HBM partitions; the shared programs it plays are
+// main_launch's; makespan_below's bounds hold.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -24,20 +25,20 @@ double full_simulation_ns(const Schedule& plan, const sim::KernelModel& kernel, 
     return sim::simulate(plan, so).makespan_ns;
 }
 
-}  // namespace
-
-TEST_CASE("MakespanModel equals simulate()'s makespan on random plans of every strategy") {
+// Calls check(i, plan, kernel, model) on the plan of every strategy of 60 random problems (draw i), on one HBM
+// partition and on eight, under the fitted kernel, one of unequal SMs with a soft knee (every rate differs) and
+// the paper's.
+template <typename Check>
+void for_random_plans(std::uint64_t salt, Check&& check) {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const DeviceSpec a100x8 = app::load_device("a100-80gb-x8");  // 8 HBM partitions
     const sim::KernelModel fitted = app::load_kernel("leanattn-h100", h100);
-    sim::KernelModel uneven = fitted;  // SMs of unequal latency and a soft knee: every rate differs
+    sim::KernelModel uneven = fitted;
     uneven.latency_knee_exponent = 2.0;
     uneven.sm_latency_spread = 0.5;
-    auto rng = seeded_rng(811);
-    int waited = 0, multi_wave = 0;
+    auto rng = seeded_rng(salt);
     for (int i = 0; i < 60; ++i) {
         const Problem p = random_problem(rng, 1 << 16);
-        const std::int64_t bytes = i % 4 == 0 ? 4 : 2;
         for (const DeviceSpec& gpu : {h100, a100x8}) {
             for (const sim::KernelModel& k : {fitted, uneven, sim::paper_kernel(sim::device_for_kernel(gpu, fitted))}) {
                 const DeviceSpec planned = sim::device_for_kernel(gpu, k);
@@ -46,16 +47,27 @@ TEST_CASE("MakespanModel equals simulate()'s makespan on random plans of every s
                     PlanOptions o;
                     o.strategy = s;
                     const Schedule plan = make_schedule(p, planned, o);
-                    CAPTURE(describe(p, planned), gpu.name, k.name, strategy_name(s), plan.grid, bytes);
-                    const double full = full_simulation_ns(plan, k, bytes);
-                    CHECK(model.makespan_ns(plan, bytes) == Approx(full).epsilon(1e-9));
-                    CHECK(sim::simulated_makespan_ns(plan, k, bytes) == Approx(full).epsilon(1e-9));
-                    multi_wave += plan.grid > planned.resident_ctas() ? 1 : 0;
-                    waited += s == Strategy::stream_k && !plan.one_output_per_cta ? 1 : 0;
+                    CAPTURE(describe(p, planned), gpu.name, k.name, strategy_name(s), plan.grid);
+                    check(i, plan, k, model);
                 }
             }
         }
     }
+}
+
+}  // namespace
+
+TEST_CASE("MakespanModel equals simulate()'s makespan on random plans of every strategy") {
+    int waited = 0, multi_wave = 0;
+    for_random_plans(811, [&](int i, const Schedule& plan, const sim::KernelModel& k, const sim::MakespanModel& model) {
+        const std::int64_t bytes = i % 4 == 0 ? 4 : 2;
+        CAPTURE(bytes);
+        const double full = full_simulation_ns(plan, k, bytes);
+        CHECK(model.makespan_ns(plan, bytes) == Approx(full).epsilon(1e-9));
+        CHECK(sim::simulated_makespan_ns(plan, k, bytes) == Approx(full).epsilon(1e-9));
+        multi_wave += plan.grid > plan.device.resident_ctas() ? 1 : 0;
+        waited += plan.strategy == Strategy::stream_k && !plan.one_output_per_cta ? 1 : 0;
+    });
     CHECK(multi_wave > 10);  // the draw reached plans of several waves …
     CHECK(waited > 10);      // … and stream-k plans whose hosts wait on peers
 }
@@ -68,4 +80,69 @@ TEST_CASE("MakespanModel refuses an element size the kernels do not have, as sim
     p.ctx = {4096};
     const Schedule plan = make_schedule(p, planned, PlanOptions{});
     CHECK_THROWS_AS(sim::MakespanModel(k, planned).makespan_ns(plan, 3), InputError);
+}
+
+TEST_CASE("SharedLaunch: every CTA runs the program main_launch and reduce_launch list for it") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel fitted = app::load_kernel("leanattn-h100", h100);
+    const DeviceSpec planned = sim::device_for_kernel(h100, fitted);
+    const auto same_phase = [](const sim::Phase& a, const sim::Phase& b) {  // the pictures' output aside
+        return a.kind == b.kind && a.reduction == b.reduction && a.signals == b.signals && a.amount == b.amount && a.min_ns == b.min_ns &&
+               a.loss == b.loss && a.peer == b.peer;
+    };
+    auto rng = seeded_rng(812);
+    sim::SharedLaunch shared;
+    std::int64_t fewer = 0;  // launches that hold fewer programs than CTAs
+    for (int i = 0; i < 150; ++i) {
+        const Problem p = random_problem(rng, 1 << 16);
+        for (const sim::KernelModel& k : {fitted, sim::paper_kernel(planned)}) {
+            for (const Strategy s : {Strategy::no_split, Strategy::fixed_split, Strategy::stream_k}) {
+                PlanOptions o;
+                o.strategy = s;
+                const Schedule plan = make_schedule(p, planned, o);
+                for (const bool reduce : {false, true}) {
+                    CAPTURE(describe(p, planned), k.name, strategy_name(s), reduce);
+                    const sim::LaunchProgram full = reduce ? sim::reduce_launch(plan, k) : sim::main_launch(plan, k, 2);
+                    if (reduce) sim::shared_reduce_launch(plan, k, shared);
+                    else sim::shared_main_launch(plan, k, 2, shared);
+                    REQUIRE(shared.grid() == full.grid());
+                    fewer += shared.programs.grid() < full.grid() ? 1 : 0;
+                    for (std::int64_t g = 0; g < full.grid(); ++g) {
+                        const std::int64_t program = shared.program_of[static_cast<std::size_t>(g)];
+                        const std::int64_t b = shared.programs.first[static_cast<std::size_t>(program)], e = shared.programs.first[static_cast<std::size_t>(program) + 1];
+                        REQUIRE(e - b == full.first[static_cast<std::size_t>(g) + 1] - full.first[static_cast<std::size_t>(g)]);
+                        for (std::int64_t j = 0; j < e - b; ++j) {
+                            REQUIRE(same_phase(shared.programs.phases[static_cast<std::size_t>(b + j)], full.phases[static_cast<std::size_t>(full.first[static_cast<std::size_t>(g)] + j)]));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CHECK(fewer > 200);
+}
+
+TEST_CASE("makespan_below: the makespan where it stays below the limit, else a lower bound of it that reaches the limit") {
+    int bounded = 0, before_play = 0, played = 0;
+    for_random_plans(813, [&](int, const Schedule& plan, const sim::KernelModel&, const sim::MakespanModel& model) {
+        const double full = model.makespan_ns(plan, 2);
+        for (const double share : {0.5, 0.9, 0.99, 1.0, 1.01, 1.5}) {
+            CAPTURE(share);
+            const double limit = full * share;
+            const sim::BoundedMakespan t = model.makespan_below(plan, 2, limit);
+            if (t.simulated) {
+                CHECK(t.ns == full);  // played to its end: the makespan itself
+                played += share <= 1.0 ? 1 : 0;
+            } else {
+                CHECK(t.ns >= limit);  // gave up only once the bound reached the limit …
+                CHECK(t.ns <= full);   // … and the bound holds
+                ++bounded;
+            }
+            if (share > 1.0) CHECK(t.simulated);  // a bound never exceeds the makespan
+        }
+        before_play += model.makespan_below(plan, 2, full * 0.5).simulated ? 0 : 1;
+    });
+    CHECK(bounded > 300);      // limits below the makespan are mostly found out …
+    CHECK(before_play > 100);  // … half of it often before a single event
+    CHECK(played > 0);
 }
