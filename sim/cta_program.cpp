@@ -38,8 +38,9 @@ double partial_store(const KernelModel& k, const Problem& p) { return k.partial_
 // CTAs of its neighbouring blocks read the same tokens at about the same time. Not when this CTA read the block
 // before it itself, just before: the other CTAs' reads have cycled the L2 in between (measured on an H100: a CTA
 // holding a head's three blocks in turn took 2.49 us per LeanTile, no-split's CTAs of one head, side by side, 1.63).
-double reread_share(const KernelModel& k, const Problem& p, std::int64_t output, std::int64_t previous_output) {
-    if (p.first_row_of(output) == 0) return 1.0;
+// `row_blocks`: the problem's (a KV head's first block is the output whose id they divide: problem.hpp).
+double reread_share(const KernelModel& k, std::int64_t row_blocks, std::int64_t output, std::int64_t previous_output) {
+    if (output % row_blocks == 0) return 1.0;
     return previous_output == output - 1 ? 1.0 : k.reread_fraction;
 }
 
@@ -50,11 +51,12 @@ public:
     MainLaunchPhases(const Schedule& s, const KernelModel& k, std::int64_t bytes_per_element)
         : s_(s), k_(k), p_(s.problem), plan_(s.view()),
           token_bytes_(static_cast<double>(p_.head_dim * 2 * bytes_per_element)),
-          row_blocks_(static_cast<double>((p_.block_rows() + 15) / 16)),
+          rows16_(static_cast<double>((p_.block_rows() + 15) / 16)), row_blocks_(p_.row_blocks()), outputs_per_request_(p_.outputs_per_request()),
           // A stream-k plan whose CTAs each hold one whole output is walked as no-split (one lookup); any other
           // searches the plan for its range first.
           walk_(s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0),
-          fill_(k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm), partial_store_(partial_store(k, p_)), compute_(k, p_, bytes_per_element) {
+          fill_(k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm), partial_store_(partial_store(k, p_)),
+          merge_per_peer_(k.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k.merge_ns_per_kb), compute_(k, p_, bytes_per_element) {
         // Stream-k: every CTA's start, found once (the walker would find each twice, and hosts search them again).
         if (s.strategy == Strategy::stream_k) {
             starts_.resize(static_cast<std::size_t>(s.grid) + 1);
@@ -71,15 +73,15 @@ public:
             if (any) b.work(k_.segment_ns);
             any = true;
             const Segment seg = w.current();
-            const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(p_.request_of(seg.output))];
+            const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(seg.output / outputs_per_request_)];
             const double tokens = static_cast<double>(std::min(seg.end * p_.tile, ctx) - seg.begin * p_.tile);
-            const double reread = reread_share(k_, p_, seg.output, previous_output);
+            const double reread = reread_share(k_, row_blocks_, seg.output, previous_output);
             previous_output = seg.output;
             if (k_.compute_overlaps_loads) {
                 b.stream(tokens * token_bytes_ * reread + fill_, false, compute(tokens), k_.compute_overlap_loss, seg.output);
             } else {
                 b.stream(tokens * token_bytes_ * reread, false, 0.0, 0.0, seg.output);
-                b.work(static_cast<double>(seg.tiles()) * row_blocks_ * k_.tile_compute_ns);  // whole LeanTiles, the last one too
+                b.work(static_cast<double>(seg.tiles()) * rows16_ * k_.tile_compute_ns);  // whole LeanTiles, the last one too
             }
             if (s_.strategy == Strategy::fixed_split && s_.splits > 1) {
                 b.work(partial_store_, true);  // every split, host included, leaves a partial for the reduce kernel
@@ -114,7 +116,7 @@ private:
     // Stream-k host CTA `host` of a split output: its peers' partials, then its output (Algorithm 2, lines 25–36).
     // Its contributors are it and the CTAs after it (walker.hpp).
     void host_merge(Builder& b, std::int64_t host, std::int64_t contributors) const {
-        const double per_peer = k_.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k_.merge_ns_per_kb;
+        const double per_peer = merge_per_peer_;
         if (k_.merge == MergeOrder::serial) {
             for (std::int64_t i = 1; i < contributors; ++i) {
                 b.wait(host + i);
@@ -131,7 +133,10 @@ private:
     const KernelModel& k_;
     const Problem& p_;
     const PlanView plan_;
-    const double token_bytes_, row_blocks_, walk_, fill_, partial_store_;
+    const double token_bytes_;
+    const double rows16_;  // 16-row groups of a block: tile_compute_ns is per 16 rows
+    const std::int64_t row_blocks_, outputs_per_request_;
+    const double walk_, fill_, partial_store_, merge_per_peer_;
     const ComputeCost compute_;
     std::vector<std::int64_t> starts_;  // stream-k: (grid + 1) every CTA's first LeanTile, then I
 };
