@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/walker.hpp"
 #include "makespan.hpp"
 
 namespace leanattn::sim {
@@ -28,10 +29,10 @@ class Weigher {
 public:
     Weigher(const Problem& problem, const DeviceSpec& planned, const KernelModel& kernel, std::int64_t bytes_per_element, const PlanOptions& base,
             Weighing weighing)
-        : problem_(problem), model_(makespan_model(kernel, planned)), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing) {}
+        : model_(makespan_model(kernel, planned)), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing) {}
 
-    // Weighs one plan, returns its candidate.
-    const StrategyCandidate& weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
+    // Weighs one plan; returns it.
+    Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
         PlanOptions o = base_;
         o.strategy = strategy;
         o.splits = splits;
@@ -53,14 +54,7 @@ public:
             choice_.splits = candidate.splits;
             choice_.predicted_us = candidate.predicted_us;
         }
-        return choice_.candidates.back();
-    }
-
-    // I: every LeanTile of the problem (stream-k's grids are at most this).
-    std::int64_t total_tiles() const {
-        std::int64_t tiles = 0;
-        for (std::int64_t b = 0; b < problem_.batch; ++b) tiles += problem_.outputs_per_request() * problem_.tiles_of_request(b);
-        return tiles;
+        return plan;
     }
 
     StrategyChoice take() { return std::move(choice_); }
@@ -70,7 +64,6 @@ private:
     // rules that out.
     double limit(double margin) const { return choice_.predicted_us * (1.0 - margin) * 1e3 * (1.0 + 1e-12); }
 
-    const Problem& problem_;
     const MakespanModel& model_;
     Planner planner_;  // stream-k's grids searched once for all its plans
     std::int64_t bytes_;
@@ -89,7 +82,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     constexpr double tie = simpler_plan_margin;
     w.weigh(Strategy::no_split, 0, 0, tie);
     const std::int64_t heuristic = w.weigh(Strategy::fixed_split, 0, 0, tie).splits;
-    const std::int64_t aligned_grid = w.weigh(Strategy::stream_k, 0, 0, tie).grid;
+    const Schedule stream_k = w.weigh(Strategy::stream_k, 0, 0, tie);
     // Half and double FlashAttention-2's split count, weighed after the three default plans, are taken only where
     // the model predicts them 10% ahead of the best of those, as the other grids below: on kernel v20 the model
     // preferred half the splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower
@@ -97,22 +90,22 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     if (vary_parameters && heuristic >= 4) w.weigh(Strategy::fixed_split, heuristic / 2, 0, 0.10);
     if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh(Strategy::fixed_split, heuristic * 2, 0, 0.10);
     if (!vary_parameters || base.grid != 0) return w.take();
-    const std::int64_t slots = planned.resident_ctas(), tiles = w.total_tiles();
+    const std::int64_t slots = planned.resident_ctas();
     // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
     // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
     // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
     // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
     // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
-    const std::int64_t outputs = problem.outputs();
+    const std::int64_t outputs = plan::outputs(stream_k.view());
     std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
-    if (whole >= 2 * outputs && whole < slots && whole != aligned_grid && whole <= tiles) w.weigh(Strategy::stream_k, 0, whole, tie);
+    if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, whole, tie);
     else whole = 0;  // not weighed
     // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with
     // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
     // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
     // (MQA shapes), and lost up to 5% where it predicted 3-7% (bench/results/raw/gpu-2026-11-24-grid-check).
     for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
-        if (grid >= 1 && grid != aligned_grid && grid != whole && grid <= tiles) w.weigh(Strategy::stream_k, 0, grid, 0.10);
+        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, grid, 0.10);
     }
     return w.take();
 }
