@@ -20,10 +20,13 @@ Schedule plan_for(const HarnessCase& c, const DeviceSpec& device, Strategy strat
     return make_schedule(c.problem, device, options);
 }
 
-// A workspace zeroed once, as a host-lengths step needs its flags (every step leaves them zero).
-DeviceBuffer zeroed_workspace(const Schedule& plan) {
+// A workspace zeroed once, as a host-lengths step needs its flags (every step leaves them zero), on the stream the
+// steps run on: a plain cudaMemset goes to the legacy stream, which a non-blocking stream does not wait for, so
+// the zeros could land while a step ran (fixed-split's partials or the live plan wiped mid-step: every output
+// NaN, seen only when other processes kept the GPU busy enough to delay the memset).
+DeviceBuffer zeroed_workspace(const Schedule& plan, cudaStream_t stream) {
     DeviceBuffer workspace(workspace_bytes(plan));
-    check(cudaMemset(workspace.get(), 0, workspace.bytes()), "zero the workspace");
+    check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream), "zero the workspace");
     return workspace;
 }
 
@@ -91,7 +94,7 @@ Validation validate(const HarnessCase& c, int runs) {
     const ReferenceOutput ref = reference_attention(c.problem, host.view());
     Stream stream;
     for (const Schedule& plan : plans) {
-        const DeviceBuffer workspace = zeroed_workspace(plan);
+        const DeviceBuffer workspace = zeroed_workspace(plan, stream.get());
         StrategyCheck check_result;
         check_result.strategy = plan.strategy;
         check_result.grid = plan.grid;
@@ -122,7 +125,7 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
     Stream stream;
     EventTimer timer;
     for (const Schedule& plan : plans) {
-        const DeviceBuffer workspace = zeroed_workspace(plan);
+        const DeviceBuffer workspace = zeroed_workspace(plan, stream.get());
         // Graph replay: the step's two or three launches reach the GPU together, so the host's launch time
         // (and any gap between the kernels it could cause) stays out of the measurement, as in a serving
         // loop that replays a captured step. The flush before each replay makes every K/V byte come from HBM.
