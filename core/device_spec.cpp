@@ -7,6 +7,9 @@
 
 namespace leanattn {
 
+bool operator==(const DeviceTiming&, const DeviceTiming&) = default;
+bool operator==(const DeviceSpec&, const DeviceSpec&) = default;
+
 namespace {
 
 std::string number(double v) {

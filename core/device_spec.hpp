@@ -36,7 +36,8 @@ struct DeviceTiming {
     // CTA reads right after the block before it comes from HBM in full: the L2 has cycled in between.
     double row_block_reread = 1.0;
 
-    bool operator==(const DeviceTiming&) const = default;
+    // Field by field (defaulted in device_spec.cpp: the CUDA sources that include this header are C++17).
+    friend bool operator==(const DeviceTiming&, const DeviceTiming&);
 };
 
 struct DeviceSpec {
@@ -54,7 +55,7 @@ struct DeviceSpec {
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.
     std::int64_t resident_ctas() const { return sms * ctas_per_sm; }
-    bool operator==(const DeviceSpec&) const = default;
+    friend bool operator==(const DeviceSpec&, const DeviceSpec&);  // field by field (device_spec.cpp)
 };
 
 // What a device may claim, far beyond any GPU yet far inside what the planner's and the simulator's
