@@ -47,11 +47,11 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             (void)sim::choose_strategy(runs[begin].problem, device, kernel, runs[begin].bytes_per_element);
             auto_times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
             // Its pick among the three plans that ran (their replays: the planner may plan otherwise today), by
-            // choose_strategy's rule: no-split, fixed-split, stream-k in turn, a later one taken when 0.1% cheaper.
+            // choose_strategy's rule for the default plans (sim::default_plans: their order and margins).
             std::size_t chosen = end;
-            for (const Strategy s : {Strategy::no_split, Strategy::fixed_split, Strategy::stream_k}) {
+            for (const sim::DefaultPlan& d : sim::default_plans) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    if (runs[i].strategy == s && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], sim::simpler_plan_margin))) chosen = i;
+                    if (runs[i].strategy == d.strategy && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], d.margin))) chosen = i;
                 }
             }
             double best = runs[begin].measured_us;

@@ -1,12 +1,11 @@
 // strategy_choice.hpp — `--strategy auto`: the plan a kernel model predicts fastest.
 //
-// choose_strategy() plans no-split, fixed-split (FlashAttention-2's split count) and stream-k (the aligned rule),
+// choose_strategy() plans stream-k (the aligned rule), no-split and fixed-split (FlashAttention-2's split count),
 // then fixed-split at half and double the split count, then stream-k with k CTAs on every output at the largest
 // such grid that fits and at the full, three-quarter and half grid, plays each on the simulator under the kernel
-// model, and returns the fastest; a
-// plan must beat the simpler ones by 0.1% to be chosen (no-split, then fixed-split, then stream-k: fewer
-// partials and merges), and half or double the split count or a stream-k grid at the full, 3/4 or 1/2 grid by
-// 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
+// model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
+// its margin: no-split 3%, fixed-split 5%, stream-k with k CTAs on every output 0.1%, half or double the split
+// count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //
 // What it costs (bench_auto_speed, the 100 held-out problems of the v20 H100 sweep, one core): a median of
@@ -40,9 +39,20 @@ struct StrategyChoice {
 };
 
 // The rule every candidate is weighed by: a plan weighed later is chosen over the choice so far when it is
-// cheaper by `margin` of its time (simpler_plan_margin for the default plans: simpler wins ties).
+// cheaper by `margin` of its time (simpler_plan_margin: ties go to the plan weighed first).
 inline constexpr double simpler_plan_margin = 1e-3;
+inline constexpr double no_split_margin = 0.03;     // no-split over stream-k (the aligned rule's)
+inline constexpr double fixed_split_margin = 0.05;  // FlashAttention-2's split count over the choice so far
 inline bool beats(double candidate_us, double chosen_us, double margin) { return candidate_us < chosen_us * (1.0 - margin); }
+
+// The three default plans (each strategy at its default parameters) in the order they are weighed, with their
+// margins: choose_strategy weighs them so, and `calibrate --check` applies the same rule to measured runs.
+struct DefaultPlan {
+    Strategy strategy;
+    double margin;
+};
+inline constexpr DefaultPlan default_plans[3] = {
+    {Strategy::stream_k, simpler_plan_margin}, {Strategy::no_split, no_split_margin}, {Strategy::fixed_split, fixed_split_margin}};
 
 // How the candidates are weighed. Both give the same choice and the same predicted time (its plan's simulated
 // makespan); `bounded` spends far less host time on plans that lose.

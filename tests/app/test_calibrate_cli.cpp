@@ -22,7 +22,7 @@ using nlohmann::json;
 namespace {
 
 const std::string source = LEANATTN_SOURCE_DIR;
-const std::string raw = source + "/bench/results/raw/gpu-2026-11-24-calibration-h100";
+const std::string raw = source + "/bench/results/raw/gpu-2026-11-26-calibration-v22-h100/cal-device";  // the shipped fit's kernel (v22)
 const std::string heldout1 = raw + "/heldout-1.jsonl";
 const std::string heldout2 = raw + "/heldout-2.jsonl";
 const std::string trace = raw + "/trace-llama-b1-16k.json";

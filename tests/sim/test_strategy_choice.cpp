@@ -1,4 +1,4 @@
-// `--strategy auto` (sim/strategy_choice.hpp): the candidates weighed, the one chosen, the 0.1% rule, the bounded
+// `--strategy auto` (sim/strategy_choice.hpp): the candidates weighed, the one chosen, the margins, the bounded
 // weighing against every plan played in full, and problems whose answer is plain.
 #include <catch2/catch.hpp>
 
@@ -48,17 +48,20 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 REQUIRE(cand.size() >= 3);
                 CHECK(cand.size() <= 9);
                 if (!vary) CHECK(cand.size() == 3);
-                CHECK(cand.front().options.strategy == Strategy::no_split);
-                CHECK(cand[1].options.strategy == Strategy::fixed_split);
-                CHECK(cand[1].options.splits == 0);  // FlashAttention-2's count
-                CHECK(cand[2].options.strategy == Strategy::stream_k);
-                CHECK(cand[2].options.grid == 0);  // the aligned rule's
-                // Plans at the default grid, and stream-k with k >= 2 CTAs on every output, must win by 0.1%;
-                // half or double the split count, and stream-k at the full, 3/4 or 1/2 grid, by 10%.
+                CHECK(cand.front().options.strategy == Strategy::stream_k);
+                CHECK(cand.front().options.grid == 0);  // the aligned rule's
+                CHECK(cand[1].options.strategy == Strategy::no_split);
+                CHECK(cand[2].options.strategy == Strategy::fixed_split);
+                CHECK(cand[2].options.splits == 0);  // FlashAttention-2's count
+                // No-split must win by 3%, FlashAttention-2's fixed-split by 5%, stream-k with k >= 2 CTAs on every
+                // output by 0.1%; half or double the split count, and stream-k at the full, 3/4 or 1/2 grid, by 10%.
                 const std::int64_t outputs = p.outputs();
                 const std::int64_t whole = planned.resident_ctas() / outputs * outputs < planned.resident_ctas() ? planned.resident_ctas() / outputs * outputs : -1;
                 const auto margin = [&](const sim::StrategyCandidate& x) {
-                    return (x.options.grid != 0 && x.options.grid != whole) || x.options.splits != 0 ? 0.10 : 1e-3;
+                    if ((x.options.grid != 0 && x.options.grid != whole) || x.options.splits != 0) return 0.10;
+                    if (x.options.strategy == Strategy::no_split) return sim::no_split_margin;
+                    if (x.options.strategy == Strategy::fixed_split) return sim::fixed_split_margin;
+                    return sim::simpler_plan_margin;
                 };
                 const auto aligned = std::find_if(cand.begin(), cand.end(), [](const auto& x) { return x.options.strategy == Strategy::stream_k && x.options.grid == 0; });
                 REQUIRE(aligned != cand.end());
@@ -73,8 +76,8 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                     CHECK((x.simulated || weighing == sim::Weighing::bounded));
                     CHECK(x.predicted_us > 0.0);
                     if (x.options.strategy == Strategy::fixed_split && x.options.splits != 0) {  // half or double the heuristic's count
-                        CHECK((x.options.splits == cand[1].splits / 2 || x.options.splits == 2 * cand[1].splits));
-                        CHECK(cand[1].splits >= 2);
+                        CHECK((x.options.splits == cand[2].splits / 2 || x.options.splits == 2 * cand[2].splits));
+                        CHECK(cand[2].splits >= 2);
                     }
                     if (x.options.grid != 0 || x.options.splits != 0) {  // a parameter varied: its own margin, checked below
                         if (x.options.grid == 0) continue;
@@ -94,9 +97,10 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 CHECK(chosen->splits == c.splits);
                 // The choice's plan, made again, is predicted at the choice's time.
                 CHECK(simulated_us(p, planned, c.options, k, bytes) == Approx(c.predicted_us).epsilon(1e-9));
-                if (c.options.grid == 0 && c.options.splits == 0) CHECK(c.predicted_us * (1 - 1e-3) <= fastest);
-                // No-split stays only if no other plan beats it by its margin.
-                if (c.options.strategy == Strategy::no_split) {
+                // A default plan chosen is at most the largest default margin slower than the fastest of them.
+                if (c.options.grid == 0 && c.options.splits == 0) CHECK(c.predicted_us * (1 - sim::fixed_split_margin) <= fastest);
+                // Stream-k stays only if no later plan beats it by its margin.
+                if (chosen == cand.begin()) {
                     for (const sim::StrategyCandidate& x : cand) CHECK(x.predicted_us >= cand.front().predicted_us * (1 - margin(x)));
                 }
                 // A plan weighed before the choice is slower than it (a later plan replaces the current choice
@@ -209,16 +213,21 @@ TEST_CASE("one output over a long context: auto splits it (no-split would leave 
         const auto chosen = std::find_if(c.candidates.begin(), c.candidates.end(), [&](const sim::StrategyCandidate& x) { return same_plan(x.options, c.options); });
         REQUIRE(chosen != c.candidates.end());
         CHECK(chosen->grid >= 8);  // the one output over many CTAs
-        CHECK(c.predicted_us < 0.25 * c.candidates.front().predicted_us);
+        REQUIRE(c.candidates[1].options.strategy == Strategy::no_split);
+        CHECK(c.predicted_us < 0.25 * c.candidates[1].predicted_us);
     }
 }
 
-TEST_CASE("one output per SM and nothing to split: no-split (a stream-k plan of whole outputs ties and loses to the simpler)") {
+TEST_CASE("one output per SM and nothing to split: one whole output per CTA (stream-k's plan is no-split's, and no-split ties)") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel lean = app::load_kernel("leanattn-h100", h100);
+    const DeviceSpec planned = sim::device_for_kernel(h100, lean);
     const Problem p = decode_shape(h100.sms, 8, 1, 128, 1024);  // 132 outputs on 132 one-CTA SMs: one wave already
     const sim::StrategyChoice c = sim::choose_strategy(p, h100, lean, 2);
-    CHECK(c.options.strategy == Strategy::no_split);
-    CHECK(c.splits == 1);
-    CHECK(c.predicted_us == c.candidates.front().predicted_us);
+    const Schedule chosen = make_schedule(p, planned, c.options);
+    CHECK(chosen.launches == 1);
+    CHECK(chosen.grid == p.outputs());
+    CHECK((chosen.strategy == Strategy::no_split || chosen.one_output_per_cta));
+    REQUIRE(c.candidates[1].options.strategy == Strategy::no_split);
+    CHECK(c.predicted_us == c.candidates[1].predicted_us);  // the same plan, the same time
 }
