@@ -86,7 +86,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // were within 3% of the best measured on 139 of 160 training shapes and 102 of the 160 shapes of the models
     // table (the shapes users decode: B=8 GQA shapes went to no-split on half the SMs, 8% behind stream-k); with
     // stream-k first and these margins, 132 and 156 (chosen on those two sets; the held-out sweep, checked after:
-    // 86 of 100 against 89). bench/NOTES.md, "auto's rule on kernel v22".
+    // 86 of 100 against 89). bench/NOTES.md, "The suite on v22, the refit and auto's rule".
     constexpr double tie = simpler_plan_margin;
     Schedule stream_k;
     std::int64_t heuristic = 1;
