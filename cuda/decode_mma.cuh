@@ -88,7 +88,7 @@ __device__ inline int swizzled(int t, int c) {
 
 // swizzled<chunks>(t, c) for rows of a multiple of 8 chunks, split into a part fixed per lane and a constant:
 // with x = t mod 8, t·chunks + (c xor x) = (t − x)·chunks + 8·⌊c / 8⌋ + [x·chunks + ((c mod 8) xor x)]. The
-// bracket is lane_part(x, c mod 8), computed once per kernel; the rest is known at compile time in the loops
+// bracket is swizzled_lane_part(x, c mod 8), computed once per kernel; the rest is known at compile time in the loops
 // below and folds into the ldmatrix's immediate offset (computed whole, the swizzle cost ~4 integer
 // instructions per ldmatrix, 16 ldmatrix a turn).
 template <int chunks>
@@ -144,10 +144,10 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
     const T* V = static_cast<const T*>(p.tensors.kv.v);
 
     // Where this lane's copies of a whole block go: copy j moves chunk copy_c of token copy_t0 + j · pass_tokens
-    // (a pass of the team's lanes covers pass_tokens tokens). Where that pattern holds (head dims 64, 128, 256),
-    // a block inside the context in an evenly spaced cache (every layout but paged) needs one source offset a
-    // turn and a constant step per copy; the general path (issue() below) spent ~200 integer instructions a
-    // turn on 64-bit offsets and bounds, a third of the turn.
+    // (a pass of the team's lanes covers pass_tokens tokens). Where that pattern holds (head dims 64, 128 and 256,
+    // a team no wider than a block's chunks), a block inside the context in an evenly spaced cache (every layout
+    // but paged) needs one source offset a turn and a constant step per copy; the general path (issue() below)
+    // spent ~200 integer instructions a turn on 64-bit offsets and bounds, a third of the turn.
     constexpr bool regular_copies = (32 * Shape::team) % chunks == 0 && block_slots % (32 * Shape::team) == 0;
     constexpr int pass_tokens = regular_copies ? 32 * Shape::team / chunks : 1;
     const int copy_t0 = team_lane / chunks, copy_c = team_lane % chunks;
@@ -220,7 +220,7 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                         cp_async_16(kb + copy_dst[j], k_src, true);
                         cp_async_16(vb + copy_dst[j], v_src, true);
                     }
-                } else {  // the segment's last block, a paged cache, or a head dim of 96
+                } else {  // a segment's last block, a paged cache, or no repeating pattern (head dim 96, a team wider than a block)
                     with_token_offsets(span, [&](auto offset_of) {
 #pragma unroll
                         for (int j = 0; j < copies_per_lane; ++j) {
