@@ -7,14 +7,15 @@
 
 namespace leanattn::app {
 
-sim::KernelModel kernel_for_device(const DeviceSpec& device) {
+sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths) {
+    if (lengths == StepLengths::host && !device.kernel_model_host_lengths.empty()) return load_kernel(device.kernel_model_host_lengths, device);
     return device.kernel_model.empty() ? sim::paper_kernel(device) : load_kernel(device.kernel_model, device);
 }
 
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas) {
+                       bool keep_device_ctas, StepLengths lengths) {
     AutoChoice a;
-    a.kernel = kernel_for_device(device);
+    a.kernel = kernel_for_device(device, lengths);
     if (keep_device_ctas) a.kernel.ctas_per_sm = 0;  // device_for_kernel then leaves the device's
     a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base);
     return a;

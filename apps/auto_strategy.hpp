@@ -12,8 +12,14 @@
 
 namespace leanattn::app {
 
-// The kernel model `device` names, or the paper's kernel on it when it names none.
-sim::KernelModel kernel_for_device(const DeviceSpec& device);
+// Which kind of step a plan will run as (cuda/decode.hpp): steps of run() read the lengths on the device (a prologue
+// kernel derives the plan's work from them); host-lengths steps get every CTA's segments from the host in the launch.
+// They cost differently (the prologue, the walk), so auto weighs a plan with the kernel model of its kind of step.
+enum class StepLengths { device, host };
+
+// The kernel model `device` names for that kind of step (its "kernel_host_lengths" for host-lengths steps where it
+// names one, else its "kernel"), or the paper's kernel on it when it names none.
+sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths = StepLengths::device);
 
 struct AutoChoice {
     sim::KernelModel kernel;
@@ -22,7 +28,7 @@ struct AutoChoice {
 // `keep_device_ctas`: weigh the plans with the device's CTAs per SM (the plan will be made on that device, e.g.
 // a live GPU's occupancy or --ctas-per-sm), not the kernel model's.
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas = false);
+                       bool keep_device_ctas = false, StepLengths lengths = StepLengths::device);
 
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan
 // that lost, played only until its makespan was shown to be above T).

@@ -127,7 +127,8 @@ int run_case(const Args& args, std::ostream* out_override) {
         "lengths", po::value(&lengths)->default_value(lengths),
         "device: each step reads cache_seqlens on the GPU (a prologue kernel derives the plan's work from them, so one "
         "captured step serves every length); host: the host walks the plan at the lengths and passes every CTA's segments "
-        "in the launch (no prologue: ~3 us less per step; decode.hpp)");
+        "in the launch (no prologue: ~3 us less per step; decode.hpp). --strategy auto weighs plans with the device's kernel model "
+        "for this kind of step");
     if (!validate) {
         desc.add_options()("repeat", po::value(&repeat)->default_value(repeat), "CUDA-graph replays per strategy (the median is reported)")(
             "trace", po::value(&trace), "also write a per-CTA trace of one untimed run per strategy to FILE (JSON, docs/trace.md)")(
@@ -152,6 +153,8 @@ int run_case(const Args& args, std::ostream* out_override) {
                                   "  leanattn cuda bench --shapes data/calibration/train-shapes.txt -o h100-train.jsonl")) {
         return exit_ok;
     }
+    if (lengths != "device" && lengths != "host") throw InputError("--lengths " + lengths, "expected device or host");
+    flags.step_lengths = lengths == "host" ? StepLengths::host : StepLengths::device;  // --strategy auto weighs plans for them
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
     CudaOptions opt;
     opt.format = input.format;
@@ -165,7 +168,6 @@ int run_case(const Args& args, std::ostream* out_override) {
     c.block_size = parse_positive("--block-size", block_size);
     if (c.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
     c.seed = static_cast<std::uint64_t>(parse_positive("--seed", seed));
-    if (lengths != "device" && lengths != "host") throw InputError("--lengths " + lengths, "expected device or host");
     c.host_lengths = lengths == "host";
     if (c.host_lengths && !trace.empty()) throw InputError("--trace", "traces a step of run() (--lengths device): the traced kernel reads the lengths on the GPU");
     const std::int64_t replays = parse_positive("--repeat", repeat);

@@ -184,7 +184,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (automatic) {
         // Weighed with the kernel's CTAs per SM, which the plan shown and run then takes, unless --ctas-per-sm fixes them.
         const bool fixed_ctas = !f.ctas_per_sm.empty();
-        r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas);  // K and V in fp16/bf16, as the GPU kernels read them
+        r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas, f.step_lengths);  // K and V in fp16/bf16, as the GPU kernels read them
         r.plan = r.auto_choice->choice.options;
         r.strategies = {r.plan.strategy};
         r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);

@@ -44,6 +44,8 @@ struct ProblemFlags {
     std::string output;     // -o FILE; empty: stdout
     std::string max_memory; // empty: LEANATTN_MAX_MEMORY, else half the available memory (resource_limits.hpp)
     std::string max_work;   // empty: LEANATTN_MAX_WORK, else the default
+    // Not a flag here: the kind of step the plan will run as (`cuda --lengths`), which --strategy auto weighs for.
+    StepLengths step_lengths = StepLengths::device;
 };
 
 // Adds the flags to `desc`. `formats` lists the accepted --format values, e.g. "text|json|svg|html";

@@ -78,7 +78,8 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             DeviceSpec model_device = app::load_device(named != nullptr ? named : "h100-sxm");
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
-            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true).choice.options;
+            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, capi::to_step_lengths(options))
+                               .choice.options;
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);

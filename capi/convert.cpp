@@ -44,6 +44,14 @@ Strategy to_strategy(const char* name) {
 
 bool wants_auto(const leanattn_plan_options* in) { return in != nullptr && in->strategy != nullptr && std::string(in->strategy) == "auto"; }
 
+app::StepLengths to_step_lengths(const leanattn_plan_options* in) {
+    if (in == nullptr || in->lengths == nullptr) return app::StepLengths::device;
+    const std::string lengths = in->lengths;
+    if (lengths == "device") return app::StepLengths::device;
+    if (lengths == "host") return app::StepLengths::host;
+    throw InputError({{"lengths", lengths}}, "expected \"device\" or \"host\"");
+}
+
 PlanOptions to_plan_options(const leanattn_plan_options* in) {
     PlanOptions o;
     if (in == nullptr) return o;

@@ -4,6 +4,7 @@
 #include "core/decode_tensors.hpp"
 #include "core/problem.hpp"
 #include "core/schedule.hpp"
+#include "auto_strategy.hpp"
 #include "leanattn.h"
 
 namespace leanattn::capi {
@@ -14,6 +15,8 @@ Strategy to_strategy(const char* name);                     // NULL: stream-k
 PlanOptions to_plan_options(const leanattn_plan_options* options);
 // Whether the options ask for "auto" (the plan the kernel model predicts fastest: docs/calibration.md).
 bool wants_auto(const leanattn_plan_options* options);
+// The kind of step "auto" weighs plans for: options->lengths, NULL being "device".
+app::StepLengths to_step_lengths(const leanattn_plan_options* options);
 DecodeTensors to_tensors(const leanattn_tensors* tensors, DType dtype);
 
 }  // namespace leanattn::capi

@@ -75,6 +75,9 @@ typedef struct leanattn_plan_options {
                                   predicted cheaper) or "paper" (the published plan) */
     int64_t snap;         /* stream-k, aligned: force this snap distance in LeanTiles (experiments); 0: the
                              cost model's choice (snap 0 itself is the paper's plan: ask for "paper") */
+    const char* lengths;  /* "auto": the kind of step the plan will mostly run, whose kernel model weighs the plans:
+                             "device" (NULL: leanattn_run, the lengths read on the GPU) or "host"
+                             (leanattn_run_host_lengths, which costs less per step). Either call runs any plan. */
 } leanattn_plan_options;
 
 

@@ -26,7 +26,7 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
 // model's CTAs per SM, on which the choice was weighed).
 PlanOptions report_plan(const leanattn_plan_options* options, const Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
     if (!capi::wants_auto(options)) return capi::to_plan_options(options);
-    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options));
+    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, capi::to_step_lengths(options));
     device = sim::device_for_kernel(device, a.kernel);
     return a.choice.options;
 }

@@ -51,6 +51,10 @@ struct DeviceSpec {
     // The kernel model (data/kernels) of leanattn's kernel on this GPU, fitted or transferred; `--strategy auto`
     // predicts with it. Empty: none (auto then weighs plans under the paper's kernel and the timing below).
     std::string kernel_model;
+    // The kernel model of its host-lengths steps (the host passes every CTA's segments in the launch: no prologue
+    // kernel, no walk on the GPU), which cost less per step; auto weighs a plan made for such steps with it.
+    // Empty: kernel_model serves both kinds of step.
+    std::string kernel_model_host_lengths;
     DeviceTiming timing;
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.

@@ -89,7 +89,7 @@ def leanattn_peer(strategy, device_lengths=False):
     def prepare(case):
         import leanattn
         k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views: no copy
-        plan = leanattn.DecodePlan(case.q, k, v, None, strategy=strategy)
+        plan = leanattn.DecodePlan(case.q, k, v, None, strategy=strategy, lengths="device" if device_lengths else "host")
         out = torch.empty_like(case.q)
         plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=True)
         host_lengths = None if device_lengths else case.seqlens.cpu()

@@ -39,7 +39,7 @@ class LeanattnPeer:
         else:
             (k, v), table = inputs.padded(), None
         q, lengths = inputs.q, inputs.seqlens
-        plan = leanattn.DecodePlan(q, k, v, table, strategy=self.strategy)
+        plan = leanattn.DecodePlan(q, k, v, table, strategy=self.strategy, lengths="device" if self.device_lengths else "host")
         out = torch.empty_like(q)
         plan.run(q, k, v, lengths, table, out=out, check_lengths=True)  # lengths and table checked once, here
         host_lengths = None if self.device_lengths else lengths.cpu()

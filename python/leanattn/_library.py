@@ -46,7 +46,7 @@ class Problem(ctypes.Structure):
 
 class PlanOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_char_p), ("splits", i64), ("grid", i64), ("device", ctypes.c_char_p), ("cuda_device", ctypes.c_int),
-                ("stream_k_rule", ctypes.c_char_p), ("snap", i64)]
+                ("stream_k_rule", ctypes.c_char_p), ("snap", i64), ("lengths", ctypes.c_char_p)]
 
 
 class HeadTensor(ctypes.Structure):
@@ -184,9 +184,10 @@ def make_problem(batch, q_heads, kv_heads, head_dim, q_len, ctx, tile=0, tile_ro
     return Problem(*fields, ctx_array, as_int64("tile_rows", tile_rows)), ctx_array
 
 
-def make_options(strategy=None, splits=0, grid=0, device=None, cuda_device=0, stream_k_rule=None, snap=0):
+def make_options(strategy=None, splits=0, grid=0, device=None, cuda_device=0, stream_k_rule=None, snap=0, lengths=None):
     return PlanOptions(as_text("strategy", strategy), as_int64("splits", splits), as_int64("grid", grid), as_text("device", device),
-                       as_int64("cuda_device", cuda_device), as_text("stream_k_rule", stream_k_rule), as_int64("snap", snap))
+                       as_int64("cuda_device", cuda_device), as_text("stream_k_rule", stream_k_rule), as_int64("snap", snap),
+                       as_text("lengths", lengths))
 
 
 def version():

@@ -125,9 +125,14 @@ class DecodePlan:
     tile_rows: query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV head
     with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over
     the shapes measured; up to 128 (64 at head_dim 256) on the GPU, where larger tiles pay once the HBM is
-    saturated (large batches of large groups)."""
+    saturated (large batches of large groups).
 
-    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None, tile_rows=0):
+    lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
+    "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without
+    host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan."""
+
+    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None, tile_rows=0,
+                 lengths="host"):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
         self.device = q.device
@@ -135,7 +140,8 @@ class DecodePlan:
         problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch),
                                             tile_rows=tile_rows)
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
-        options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule)
+        _require(lengths in ("host", "device"), ValueError, f"lengths must be \"host\" or \"device\", got {lengths!r}")
+        options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule, lengths=lengths)
         kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU
         self._plan = L.PlanP()
         L.check(L.lib.leanattn_plan_create(ctypes.byref(problem), _DTYPES[q.dtype], kind, ctypes.byref(options), ctypes.byref(self._plan)))

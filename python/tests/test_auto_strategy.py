@@ -62,3 +62,17 @@ def test_the_schedule_report_of_auto_is_the_plan_auto_makes():
     planned = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()["strategy"]
     reported = leanattn.schedule(batch=132, heads=8, kv_heads=1, head_dim=128, ctx=1024, strategy="auto")["strategy"]
     assert reported == planned
+
+
+def test_the_kind_of_step_auto_weighs_for_is_an_option_and_a_bad_one_is_refused():
+    q = torch.empty(1, 1, 28, 128, dtype=torch.float16)
+    k = torch.empty(1, 16384, 4, 128, dtype=torch.float16)
+    for lengths in ("host", "device"):
+        plan = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm", lengths=lengths).to_dict()
+        assert plan["strategy"] in STRATEGIES
+        reported = leanattn.schedule(batch=1, heads=28, kv_heads=4, ctx=16384, strategy="auto", lengths=lengths)
+        assert (reported["strategy"], reported["grid"]) == (plan["strategy"], plan["grid"])
+    with pytest.raises(ValueError, match="lengths"):
+        leanattn.DecodePlan(q, k, k, strategy="auto", lengths="gpu")
+    with pytest.raises(Exception, match="lengths"):
+        leanattn.schedule(strategy="auto", lengths="gpu")

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "apps/auto_strategy.hpp"
 #include "apps/data_catalog.hpp"
 #include "apps/kernel_file.hpp"
 #include "core/input_error.hpp"
@@ -304,6 +305,24 @@ TEST_CASE("schedule and simulate with --strategy auto: choose, say so on stderr,
         CHECK_THAT(bad.err, Catch::StartsWith("error: --strategy auto"));
     }
     CHECK(run_leanattn("schedule --strategy automatic --ctx 100").exit_code == 2);
+}
+
+TEST_CASE("auto weighs host-lengths steps with the device's host-lengths kernel model, where the device file names one") {
+    using leanattn::app::StepLengths;
+    leanattn::DeviceSpec h100 = leanattn::app::load_device("h100-sxm");
+    CHECK(h100.kernel_model_host_lengths == "leanattn-h100-host");
+    CHECK(leanattn::app::kernel_for_device(h100).name == "leanattn-h100");
+    CHECK(leanattn::app::kernel_for_device(h100, StepLengths::device).name == "leanattn-h100");
+    CHECK(leanattn::app::kernel_for_device(h100, StepLengths::host).name == "leanattn-h100-host");
+    h100.kernel_model_host_lengths.clear();  // a device that names one model: it serves both kinds of step
+    CHECK(leanattn::app::kernel_for_device(h100, StepLengths::host).name == "leanattn-h100");
+    // The two models weigh plans differently: the choice records the model it was made under.
+    leanattn::Problem qwen;  // Qwen2.5-7B, one request of 16k tokens
+    qwen.q_heads = 28;
+    qwen.kv_heads = 4;
+    qwen.ctx = {16384};
+    const auto host = leanattn::app::choose_auto(qwen, leanattn::app::load_device("h100-sxm"), 2, {}, false, StepLengths::host);
+    CHECK(host.kernel.name == "leanattn-h100-host");
 }
 
 TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest goes on, and the exit is 2") {
