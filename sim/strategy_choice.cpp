@@ -1,5 +1,6 @@
 #include "strategy_choice.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include "core/walker.hpp"
@@ -101,14 +102,22 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // than stream-k (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto).
     if (vary_parameters && heuristic >= 4) w.weigh(Strategy::fixed_split, heuristic / 2, 0, 0.10);
     if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh(Strategy::fixed_split, heuristic * 2, 0, 0.10);
-    if (!vary_parameters || base.grid != 0) return w.take();
     const std::int64_t slots = planned.resident_ctas();
+    // The split count that fills the resident CTAs once (one wave, no second): FlashAttention-2's count aims at waves
+    // of the SMs, which for a few long outputs means several waves of short splits and a long reduction; measured on
+    // an H100, Falcon-7B at one request of 16k tokens (5 outputs) ran 14.5 us at 16 splits against 22.5 at the
+    // heuristic's 64 and 17.5 for stream-k, where the host-lengths model predicted 15.0, 22.1 and 18.5
+    // (bench/results/raw/gpu-2026-11-26-auto-host-model). Taken on the same 10% as half and double.
+    const std::int64_t outputs = plan::outputs(stream_k.view());
+    const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>(slots / outputs, 128) : 0;
+    if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2 && one_wave != heuristic * 2)
+        w.weigh(Strategy::fixed_split, one_wave, 0, 0.10);
+    if (!vary_parameters || base.grid != 0) return w.take();
     // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
     // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
     // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
     // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
     // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
-    const std::int64_t outputs = plan::outputs(stream_k.view());
     std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
     if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, whole, tie);
     else whole = 0;  // not weighed
