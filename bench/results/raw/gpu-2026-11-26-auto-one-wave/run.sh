@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# One-wave fixed-split in auto (candidate), and 8-row blocks where a KV head has 9-16 rows: the plans on H100 (cuda bench --shapes,
+# host lengths), then models.py with auto's new candidate.
+set -o pipefail
+out=$1; mkdir -p .devbuild
+for f in leanattn libleanattn.so; do xz -dc .devbuild-xz-q13/$f.xz > .devbuild/$f; chmod +x .devbuild/$f; done
+export LEANATTN_LIBRARY=$PWD/.devbuild/libleanattn.so LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/python
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > $out/machine.txt; date -u >> $out/machine.txt
+.devbuild/leanattn cuda bench --shapes .devbuild-xz-q13/shapes.txt --lengths host --repeat 50 --dtype fp16 -o $out/plans.jsonl > $out/plans.log 2>&1; echo "plans rc $?"
+python3 bench/gpu/models.py --bf16 --out $out/models > $out/models.log 2>&1; echo "models rc $?"
+tail -3 $out/models.log
+bash bench/gpu/pack_out.sh $out
