@@ -80,6 +80,8 @@ public:
     CapturedGraph& operator=(const CapturedGraph&) = delete;
 
     void launch(cudaStream_t stream) const { check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch"); }
+    // The captured graph in Graphviz's DOT, with its nodes' parameters and its edges' types (a debugging aid).
+    void write_dot(const char* path) const { check(cudaGraphDebugDotPrint(graph_, path, cudaGraphDebugDotFlagsVerbose), "cudaGraphDebugDotPrint"); }
     std::size_t nodes() const {
         std::size_t n = 0;
         check(cudaGraphGetNodes(graph_, nullptr, &n), "cudaGraphGetNodes");

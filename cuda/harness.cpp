@@ -1,6 +1,8 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "core/live_plan.hpp"
 #include "cuda_handles.hpp"
@@ -130,6 +132,10 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
         // (and any gap between the kernels it could cause) stays out of the measurement, as in a serving
         // loop that replays a captured step. The flush before each replay makes every K/V byte come from HBM.
         const CapturedGraph graph(stream.get(), [&](cudaStream_t s) { step(c, plan, tensors, workspace, s); });
+        // LEANATTN_GRAPH_DOT=PREFIX: each timed step's graph written to PREFIX-<strategy>.dot (bench/gpu/capture_probe.py).
+        if (const char* prefix = std::getenv("LEANATTN_GRAPH_DOT"); prefix != nullptr && *prefix != '\0') {
+            graph.write_dot((std::string(prefix) + "-" + std::string(strategy_name(plan.strategy)) + ".dot").c_str());
+        }
         std::vector<float> ms;
         for (int i = 0; i < repeat + 3; ++i) {  // 3 warm-up replays
             flusher.flush(stream.get());
