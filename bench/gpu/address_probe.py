@@ -1,11 +1,19 @@
 """Does where the Python step's buffers sit move its time? Qwen2.5-7B q_len 4, fixed-split 16, host lengths, the
 buffers shifted by a padding allocation or the workspace moved (bench/NOTES.md, the capture probe)."""
-import os, sys, json, pathlib, torch
-sys.path.insert(0, "bench/gpu")
-from timing import Timer
-import leanattn
+import json
+import pathlib
+import sys
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from timing import Timer  # noqa: E402
+
+import leanattn  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 timer = Timer()
-m = json.loads(pathlib.Path("data/models/qwen2.5-7b.json").read_text())
+m = json.loads((REPO / "data" / "models" / "qwen2.5-7b.json").read_text())
 hq, hkv, d, ctx, q_len = m["q_heads"], m["kv_heads"], m["head_dim"], 16384, 4
 def case(shift_mb, fresh_ws, splits=16, model=None):
     pad = torch.empty(shift_mb * 2**20, dtype=torch.uint8, device="cuda") if shift_mb else None
