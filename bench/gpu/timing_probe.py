@@ -1,0 +1,75 @@
+"""Which part of timing.py's method moves the time of a host-lengths fixed-split step of about one wave (bench/NOTES.md,
+"the capture probe": 2-5 us above `cuda bench` and the torch-free probe on the same plans)?
+
+The same captured DecodePlan step timed four ways on one machine:
+    timing.py       as the suite times every peer: per repetition fill (write), sum (read), _sleep, events; one sync at the end
+    + sync          the same, and a synchronisation after every repetition (as `cuda bench` does)
+    no spin         timing.py without the _sleep before the start event
+    sync, no spin   both changes
+
+usage: python3 bench/gpu/timing_probe.py [--reps 200]   (on the GPU machine, LEANATTN_LIBRARY set)
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import SPIN_CYCLES, WARMUP, Timer  # noqa: E402
+
+import leanattn  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CASES = [("qwen2.5-7b", 4, "fixed-split", 16), ("qwen2.5-7b", 4, "fixed-split", 24), ("falcon-7b", 1, "fixed-split", 26),
+         ("falcon-7b", 1, "fixed-split", 64), ("llama-3-8b", 1, "stream-k", 0)]
+
+
+def time_variant(timer, graph, reps, sync_each, spin):
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(WARMUP + reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(WARMUP + reps)]
+    times = []
+    torch.cuda.synchronize()
+    for i in range(WARMUP + reps):
+        timer.flush.fill_(i)
+        torch.sum(timer.clean, dim=1, out=timer.sink)
+        if spin:
+            torch.cuda._sleep(SPIN_CYCLES)
+        starts[i].record()
+        graph.replay()
+        ends[i].record()
+        if sync_each:
+            ends[i].synchronize()
+    torch.cuda.synchronize()
+    times = [s.elapsed_time(e) * 1e3 for s, e in list(zip(starts, ends))[WARMUP:]]
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=200)
+    a = ap.parse_args()
+    timer = Timer()
+    print(f"{'case':36} {'timing.py':>10} {'+ sync':>10} {'no spin':>10} {'sync, no spin':>14}")
+    for model, q_len, strategy, splits in CASES:
+        m = json.loads((REPO / "data" / "models" / f"{model}.json").read_text())
+        hq, hkv, d, ctx = m["q_heads"], m["kv_heads"], m["head_dim"], 16384
+        g = torch.Generator(device="cuda").manual_seed(1)
+        q = torch.empty(1, q_len, hq, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g)
+        k = torch.empty(1, hkv, ctx, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g).transpose(1, 2)
+        v = torch.empty_like(k).uniform_(-1.7, 1.7, generator=g)
+        seqlens = torch.full((1,), ctx, dtype=torch.int32, device="cuda")
+        host = seqlens.cpu()
+        plan = leanattn.DecodePlan(q, k, v, None, strategy=strategy, splits=splits)
+        out = torch.empty_like(q)
+        fn = lambda: plan.run(q, k, v, seqlens, None, out=out, check_lengths=False, host_seqlens=host)  # noqa: E731
+        graph, _, _ = timer.capture(fn)
+        row = [time_variant(timer, graph, a.reps, sync, spin) for sync, spin in ((False, True), (True, True), (False, False), (True, False))]
+        print(f"{model + ' q' + str(q_len) + ' ' + strategy + ' ' + str(splits):36} {row[0]:10.1f} {row[1]:10.1f} {row[2]:10.1f} {row[3]:14.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
