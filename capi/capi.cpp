@@ -72,14 +72,14 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
                 break;
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
         }
+        const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
         if (capi::wants_auto(options)) {
             // The kernel model comes from the named device file, else h100-sxm's (the GPU it was fitted on); the
             // plans are weighed on the device the plan is made for (this GPU's SMs and occupancy, or the CPU's).
             DeviceSpec model_device = app::load_device(named != nullptr ? named : "h100-sxm");
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
-            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, capi::to_step_lengths(options))
-                               .choice.options;
+            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths).choice.options;
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);

@@ -77,7 +77,8 @@ typedef struct leanattn_plan_options {
                              cost model's choice (snap 0 itself is the paper's plan: ask for "paper") */
     const char* lengths;  /* "auto": the kind of step the plan will mostly run, whose kernel model weighs the plans:
                              "device" (NULL: leanattn_run, the lengths read on the GPU) or "host"
-                             (leanattn_run_host_lengths, which costs less per step). Either call runs any plan. */
+                             (leanattn_run_host_lengths, which costs less per step). Either call runs any plan;
+                             any other value is refused, whatever the strategy. */
 } leanattn_plan_options;
 
 

@@ -25,8 +25,9 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
 // The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
 // model's CTAs per SM, on which the choice was weighed).
 PlanOptions report_plan(const leanattn_plan_options* options, const Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
+    const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return capi::to_plan_options(options);
-    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, capi::to_step_lengths(options));
+    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths);
     device = sim::device_for_kernel(device, a.kernel);
     return a.choice.options;
 }

@@ -76,3 +76,7 @@ def test_the_kind_of_step_auto_weighs_for_is_an_option_and_a_bad_one_is_refused(
         leanattn.DecodePlan(q, k, k, strategy="auto", lengths="gpu")
     with pytest.raises(Exception, match="lengths"):
         leanattn.schedule(strategy="auto", lengths="gpu")
+    with pytest.raises(Exception, match="lengths"):  # checked whatever the strategy
+        leanattn.schedule(strategy="stream-k", lengths="gpu")
+    with pytest.raises(ValueError, match="lengths"):
+        leanattn.DecodePlan(q, k, k, strategy="stream-k", lengths="gpu")
