@@ -151,7 +151,7 @@ int calibrate_main(const Args& args) {
         const MeasuredSweep sweep = read_measured(measured);
         const sim::KernelModel start = start_name.empty() ? starting_guess(name) : load_kernel(start_name, device);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
-        const std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned);
+        const std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
         std::cerr << "calibrate: fitting " << params.size() << " fields to " << sweep.runs.size() << " runs of " << sweep.problems << " problems ("
                   << sweep.gpu << ")\n";
         sim::FitReport fit = sim::fit_kernel(planned, start, params, iterations, [](int it, double rms) {

@@ -47,7 +47,7 @@ std::vector<double> predict_us(const PlannedRuns& planned, const KernelModel& ke
     return out;
 }
 
-std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned) {
+std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, const KernelModel& start) {
     const auto field = [](double KernelModel::*member) { return [member](KernelModel& k) { return &(k.*member); }; };
     std::vector<FitParameter> params = {
         {"bytes_in_flight_per_sm", field(&KernelModel::bytes_in_flight_per_sm)},
@@ -80,6 +80,8 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned) {
     }
     // Fitted only where some run re-reads K and V for a later row block: otherwise nothing measures it.
     if (row_blocks) params.push_back({"reread_fraction", field(&KernelModel::reread_fraction), 1e-3, 1.0});
+    // Fitted only from a start that has one (a kernel that overlaps its compute; fitted in logs, so never from 0).
+    if (start.compute_drain_tokens > 0.0) params.push_back({"compute_drain_tokens", field(&KernelModel::compute_drain_tokens), 1e-3, 4096.0});
     for (int i = 0; i < KernelModel::path_count; ++i) {
         if (present[i]) params.push_back({std::string("cta_ns_per_kb_by_path.") + kernel_path_names[i], [i](KernelModel& k) { return &k.cta_ns_per_kb_by_path[i]; }});
     }

@@ -49,8 +49,8 @@ struct FitParameter {
     double lo = 1e-3, hi = 1e9;      // the fit keeps it inside
 };
 // Every field a fit of leanattn's kernel moves by default: the costs, the memory law, and the bytes in
-// flight of each kernel path that `planned` holds runs of.
-std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned);
+// flight of each kernel path that `planned` holds runs of; compute_drain_tokens too where `start` has one.
+std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, const KernelModel& start = {});
 
 struct FitReport {
     KernelModel kernel;

@@ -79,6 +79,7 @@ public:
             previous_output = seg.output;
             if (k_.compute_overlaps_loads) {
                 b.stream(tokens * token_bytes_ * reread + fill_, false, compute(tokens), k_.compute_overlap_loss, seg.output);
+                if (k_.compute_drain_tokens > 0.0) b.work(compute(std::min(tokens, k_.compute_drain_tokens)));
             } else {
                 b.stream(tokens * token_bytes_ * reread, false, 0.0, 0.0, seg.output);
                 b.work(static_cast<double>(seg.tiles()) * rows16_ * k_.tile_compute_ns);  // whole LeanTiles, the last one too

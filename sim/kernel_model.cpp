@@ -99,6 +99,7 @@ void check_kernel_model(const KernelModel& k) {
         double value;
     } non_negative[] = {{"stream_latency_ns", k.stream_latency_ns},         {"bandwidth_over_copy", k.bandwidth_over_copy}, {"sm_latency_spread", k.sm_latency_spread},
                         {"compute_ns_per_kscore", k.compute_ns_per_kscore}, {"compute_ns_per_mmac", k.compute_ns_per_mmac}, {"tile_compute_ns", k.tile_compute_ns},
+                        {"compute_drain_tokens", k.compute_drain_tokens},
                         {"launch_ns", k.launch_ns},                         {"cta_setup_ns", k.cta_setup_ns}, {"plan_wait_ns", k.plan_wait_ns}, {"stream_k_walk_ns", k.stream_k_walk_ns},
                         {"segment_ns", k.segment_ns}, {"pipeline_fills_per_segment", k.pipeline_fills_per_segment},                       {"partial_store_ns", k.partial_store_ns},
                         {"partial_store_ns_per_kb", k.partial_store_ns_per_kb}, {"output_store_ns", k.output_store_ns},

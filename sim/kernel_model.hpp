@@ -54,6 +54,10 @@ struct KernelModel {
     static constexpr int path_count = 7;
     double cta_ns_per_kb_by_path[path_count] = {0, 0, 0, 0, 0, 0, 0};
     double compute_overlap_loss = 0.0;  // of the shorter of a segment's stream and compute, the share not hidden
+    // The compute of a segment's last tokens, which follows its stream whatever the overlap: once the last blocks
+    // have landed, the pipeline's few blocks in flight are computed one after another with nothing left to load
+    // (tokens; min(this, the segment's tokens) are charged at compute_ns; 0: none, as the paper's kernel).
+    double compute_drain_tokens = 0.0;
     double tile_compute_ns = 0.0;  // when the compute follows the loads (the paper's kernel): per LeanTile per 16 rows
     // Query rows the tensor-core path computes at least (its softmax works on them: leanattn's kernel keeps 8 rows
     // per m16 tile up to 8 real rows); one row at head dims 64/128/256 runs on CUDA cores.

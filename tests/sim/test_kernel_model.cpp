@@ -234,6 +234,7 @@ TEST_CASE("an overlapped compute longer than the loads sets a segment's time: ma
     REQUIRE(k.compute_overlaps_loads);
     k.compute_ns_per_kscore = 1e6;  // a millisecond per 1,024 scores: far above any stream
     k.compute_overlap_loss = 0.0;
+    k.compute_drain_tokens = 0.0;  // the drain after the stream has a test of its own (below)
     const Problem p = one_output(8, 128, 8192);  // one output: no-split is one CTA and one segment
     const Schedule plan = plan_of(p, sim::device_for_kernel(h100, k), Strategy::no_split);
     REQUIRE(plan.grid == 1);
@@ -394,4 +395,25 @@ TEST_CASE("a reduce kernel of reduce_values_per_cta shares each output's partial
     with_shared.kernel = &shared;
     with_whole.kernel = &whole;
     CHECK(sim::simulate(plan, with_shared).makespan_ns < sim::simulate(plan, with_whole).makespan_ns);
+}
+
+TEST_CASE("compute_drain_tokens: a segment's last tokens are computed after its stream, whatever the overlap") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    sim::KernelModel k = app::load_kernel("leanattn-h100", h100);
+    REQUIRE(k.compute_overlaps_loads);
+    const Problem p = one_output(8, 128, 8192);  // one output: no-split is one CTA and one segment
+    const Schedule plan = plan_of(p, sim::device_for_kernel(h100, k), Strategy::no_split);
+    REQUIRE(plan.grid == 1);
+    sim::KernelModel none = k, some = k, more_than_the_segment = k;
+    none.compute_drain_tokens = 0.0;
+    some.compute_drain_tokens = 100.0;
+    more_than_the_segment.compute_drain_tokens = 1e6;
+    const double base = play(plan, &none).makespan_ns;
+    CHECK(play(plan, &some).makespan_ns - base == Approx(sim::compute_ns(k, p, 100, 2)).epsilon(1e-9));
+    // Never more than the segment's own tokens.
+    CHECK(play(plan, &more_than_the_segment).makespan_ns - base == Approx(sim::compute_ns(k, p, 8192, 2)).epsilon(1e-9));
+    // A negative drain is refused by name.
+    sim::KernelModel bad = k;
+    bad.compute_drain_tokens = -1.0;
+    CHECK_THROWS_WITH(sim::check_kernel_model(bad), Catch::Contains("compute_drain_tokens"));
 }
