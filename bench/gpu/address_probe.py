@@ -1,28 +1,23 @@
 """Does where the Python step's buffers sit move its time? Qwen2.5-7B q_len 4, fixed-split 16, host lengths, the
 buffers shifted by a padding allocation or the workspace moved (bench/NOTES.md, the capture probe)."""
-import json
 import pathlib
 import sys
 
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from models import Case, load_models  # noqa: E402
 from timing import Timer  # noqa: E402
 
 import leanattn  # noqa: E402
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 
-
-def case(timer, model, shift_mb, fresh_ws, splits=16):
+def time_at(timer, model, shift_mb, fresh_ws, splits=16):
     """Times the step with a padding allocation of shift_mb first and (fresh_ws) the workspace in another segment."""
-    hq, hkv, d, ctx, q_len = model["q_heads"], model["kv_heads"], model["head_dim"], 16384, 4
     pad = torch.empty(shift_mb * 2**20, dtype=torch.uint8, device="cuda") if shift_mb else None
-    g = torch.Generator(device="cuda").manual_seed(1)
-    q = torch.empty(1, q_len, hq, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g)
-    k = torch.empty(1, hkv, ctx, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g).transpose(1, 2)
-    v = torch.empty_like(k).uniform_(-1.7, 1.7, generator=g)
-    seqlens = torch.full((1,), ctx, dtype=torch.int32, device="cuda")
+    inputs = Case(model, 1, 16384, 4, "fp16")  # models.py's inputs, allocated after the padding
+    q, seqlens = inputs.q, inputs.seqlens
+    k, v = inputs.k.transpose(1, 2), inputs.v.transpose(1, 2)
     host = seqlens.cpu()
     plan = leanattn.DecodePlan(q, k, v, None, strategy="fixed-split", splits=splits)
     if fresh_ws:
@@ -39,10 +34,10 @@ def case(timer, model, shift_mb, fresh_ws, splits=16):
 
 def main():
     timer = Timer()
-    model = json.loads((REPO / "data" / "models" / "qwen2.5-7b.json").read_text())
+    model = load_models(["qwen2.5-7b"])[0]
     for shift, fresh in ((0, False), (0, True), (7, False), (64, False), (333, True), (0, False)):
-        case(timer, model, shift, fresh)
-    case(timer, model, 0, False, 24)
+        time_at(timer, model, shift, fresh)
+    time_at(timer, model, 0, False, 24)
 
 
 if __name__ == "__main__":

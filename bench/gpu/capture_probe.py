@@ -24,9 +24,9 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import Case, load_models  # noqa: E402
 from timing import Timer  # noqa: E402
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 CASES = [  # (model, batch, ctx, q_len, strategy, splits)
     ("qwen2.5-7b", 1, 16384, 4, "fixed-split", 16),
     ("qwen2.5-7b", 1, 16384, 4, "fixed-split", 24),
@@ -56,13 +56,9 @@ def main():
     print(f"{'case':44} {'graph host':>10} {'eager host':>10} {'graph side':>10} {'eager side':>10} {'with lse':>10} {'h100 plan':>10} "
           f"{'graph dev':>10} {'cuda bench':>10} {'bench dev':>10}  grid")
     for model, batch, ctx, q_len, strategy, splits in CASES:
-        m = json.loads((REPO / "data" / "models" / f"{model}.json").read_text())
-        hq, hkv, d = m["q_heads"], m["kv_heads"], m["head_dim"]
-        g = torch.Generator(device="cuda").manual_seed(1)
-        q = torch.empty(batch, q_len, hq, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g)
-        k = torch.empty(batch, hkv, ctx, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g).transpose(1, 2)
-        v = torch.empty_like(k).uniform_(-1.7, 1.7, generator=g)
-        seqlens = torch.full((batch,), ctx, dtype=torch.int32, device="cuda")
+        case = Case(load_models([model])[0], batch, ctx, q_len, "fp16")  # models.py's inputs
+        q, seqlens, hq = case.q, case.seqlens, case.hq
+        k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views, as models.py runs leanattn
         host = seqlens.cpu()
         plan = leanattn.DecodePlan(q, k, v, None, strategy=strategy, splits=splits)
         out = torch.empty_like(q)

@@ -11,20 +11,18 @@ then, synchronised after each repetition, with the flush's write and read halves
 usage: python3 bench/gpu/timing_probe.py [--reps 200]   (on the GPU machine, LEANATTN_LIBRARY set)
 """
 import argparse
-import json
 import os
-import pathlib
 import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import Case, load_models  # noqa: E402
 from timing import SPIN_CYCLES, WARMUP, Timer  # noqa: E402
 
 import leanattn  # noqa: E402
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 CASES = [("qwen2.5-7b", 4, "fixed-split", 16), ("qwen2.5-7b", 4, "fixed-split", 24), ("falcon-7b", 1, "fixed-split", 26),
          ("falcon-7b", 1, "fixed-split", 64), ("llama-3-8b", 1, "stream-k", 0)]
 
@@ -63,13 +61,9 @@ def main():
     print(f"{'case':36} {'timing.py':>10} {'+ sync':>10} {'no spin':>10} {'sync, no spin':>14}   then, synced, by flush (MiB): "
           + ", ".join(f[0] for f in flushes))
     for model, q_len, strategy, splits in CASES:
-        m = json.loads((REPO / "data" / "models" / f"{model}.json").read_text())
-        hq, hkv, d, ctx = m["q_heads"], m["kv_heads"], m["head_dim"], 16384
-        g = torch.Generator(device="cuda").manual_seed(1)
-        q = torch.empty(1, q_len, hq, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g)
-        k = torch.empty(1, hkv, ctx, d, dtype=torch.float16, device="cuda").uniform_(-1.7, 1.7, generator=g).transpose(1, 2)
-        v = torch.empty_like(k).uniform_(-1.7, 1.7, generator=g)
-        seqlens = torch.full((1,), ctx, dtype=torch.int32, device="cuda")
+        case = Case(load_models([model])[0], 1, 16384, q_len, "fp16")  # models.py's inputs
+        q, seqlens = case.q, case.seqlens
+        k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views, as models.py runs leanattn
         host = seqlens.cpu()
         plan = leanattn.DecodePlan(q, k, v, None, strategy=strategy, splits=splits)
         out = torch.empty_like(q)
