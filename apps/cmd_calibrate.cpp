@@ -34,6 +34,7 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.stream_latency_ns = 800;
     k.latency_knee_exponent = 2;
     k.compute_overlap_loss = 0.3;
+    k.compute_drain_tokens = 64;  // the pipeline's last blocks, computed after the stream (a few 16-token blocks)
     k.bandwidth_over_copy = 1.0;
     k.sm_latency_spread = 0.3;
     k.reread_fraction = 0.5;
