@@ -20,7 +20,7 @@ struct Line {
     std::string flags;
     Problem problem;
     std::int64_t bytes_per_element = 2;
-    std::vector<std::tuple<Strategy, std::int64_t, double>> results;  // strategy, grid, median µs
+    std::vector<std::tuple<Strategy, std::int64_t, double, std::int64_t>> results;  // strategy, grid, median µs, splits
     double copy_gbps = 0.0;
     std::string gpu;
 };
@@ -37,7 +37,7 @@ Line parse_line(const json& j) {
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
         const double us = r.at("median_us").get<double>();
         if (!(us > 0.0) || !std::isfinite(us)) throw InputError("median_us", "must be a positive time");
-        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us);
+        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}));
     }
     return l;
 }
@@ -97,8 +97,8 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
             double mean = 0.0, spread = 0.0;
             for (double t : times) mean += t / static_cast<double>(times.size());
             for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
-            const auto& [strategy, grid, _] = first[i].results[s];
-            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread});
+            const auto& [strategy, grid, _, splits] = first[i].results[s];
+            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread, splits});
         }
     }
     sweep.problems = first.size();

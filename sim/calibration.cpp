@@ -20,6 +20,8 @@ PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& de
         // Stream-k at the grid the GPU ran: the aligned rule has weighed more grids since some sweeps were
         // measured, and a replay plays the plan that ran (at a given grid the rule's snap is the one it chose).
         if (r.strategy == Strategy::stream_k && r.grid > 0) options.grid = r.grid;
+        // Fixed-split at the split count that ran (a sweep may time other counts than the heuristic's).
+        if (r.strategy == Strategy::fixed_split) options.splits = r.splits;
         out.plans.push_back(make_schedule(r.problem, planned, options));
         out.grid_matches.push_back(out.plans.back().grid == r.grid);
     }

@@ -29,6 +29,7 @@ struct MeasuredRun {
     std::int64_t grid = 0;               // the grid the GPU ran
     double measured_us = 0.0;
     double noise = 0.0;                  // run-to-run spread, relative (0 when measured once)
+    std::int64_t splits = 0;             // fixed-split: the split count the GPU ran (0: not recorded, the planner's own)
 };
 
 // The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.

@@ -92,6 +92,21 @@ TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every rema
     CHECK_THAT(two.out, Catch::Contains("2 rounds") && Catch::Contains("100 problems, 300 runs") && Catch::Contains("waves exact: 300 of 300"));
 }
 
+TEST_CASE("calibrate --check replays a fixed-split run at the split count it ran (the record's \"splits\")") {
+    // Falcon-7B at one request of 16k tokens, timed at one wave's 26 splits (130 CTAs), not the heuristic's 64.
+    const std::string record =
+        R"({"device":"NVIDIA H100 80GB HBM3","dtype":"fp16","copy_gbps":2986.6,"problem":{"batch":1,"q_heads":71,"kv_heads":1,"head_dim":64,"q_len":1,)"
+        R"("ctx":[16384],"tile":256,"tile_rows":16},"results":[{"strategy":"fixed-split","grid":130,"launches":2,"splits":26,"median_us":14.688}],)"
+        R"("flags":"--model falcon-7b --ctx 16384 --strategy fixed-split --splits 26"})";
+    const TempFile ran("one-wave.jsonl", record + "\n");
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --check " + ran.path + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json c = json::parse(r.out)["check"];
+    CHECK(c["runs"] == 1);
+    CHECK(c["grids_matching"] == 1);  // 26 splits × 5 row blocks, as the GPU ran
+}
+
 TEST_CASE("calibrate --predict writes one JSON line per shape with each strategy's predicted time, the simulator's under the kernel") {
     const TempFile shapes("shapes.txt",
                           "# two problems\n"

@@ -135,6 +135,27 @@ TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and s
     CHECK(all[3] == sim::simulate(planned.plans[3], o).makespan_ns / 1e3);
 }
 
+TEST_CASE("plan_runs replays fixed-split at the split count the GPU ran, the planner's own where none is recorded") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    Problem p;
+    p.batch = 1;
+    p.q_heads = 71;
+    p.kv_heads = 1;
+    p.head_dim = 64;
+    p.tile = default_tile(p.head_dim);
+    p.ctx = {16384};
+    sim::MeasuredRun ran = measured(Strategy::fixed_split, 14.7);
+    ran.problem = p;
+    sim::MeasuredRun unrecorded = ran;
+    ran.splits = 26;  // one wave (resident CTAs / outputs), not the heuristic's count
+    const sim::PlannedRuns planned = sim::plan_runs({ran, unrecorded}, device, kernel);
+    CHECK(planned.plans[0].splits == 26);
+    CHECK(planned.plans[0].grid == 26 * p.outputs());
+    CHECK(planned.plans[1].splits != 26);
+    CHECK(planned.plans[1].splits == make_schedule(p, sim::device_for_kernel(device, kernel), PlanOptions{Strategy::fixed_split}).splits);
+}
+
 TEST_CASE("default_fit_parameters: distinct fields of the model, the memory law and costs, and the paths the runs use") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
