@@ -6,7 +6,9 @@
 //           NaN, each copied back and compared (core's compare_to_reference); pass = no non-finite value
 //           and rel. L2 ≤ core's tolerance(dtype).
 // bench:    per strategy, one decode step (prologue, decode, reduce) captured in a CUDA graph and replayed
-//           with an L2 flush before each replay; median of `repeat` replays in µs, GB/s of K and V, and the
+//           with an L2 flush before each replay, in two blocks per strategy (the strategies in one order, then in
+//           the reverse one, so that none is timed in a state of the GPU the others are not; the copy bandwidth is
+//           measured once per process); median of `repeat` replays in µs, GB/s of K and V, and the
 //           fraction of the floor = (K+V bytes / measured copy bandwidth) / time. With `trace`, one more
 //           (untimed) run per strategy with the traced kernel (trace.hpp).
 #pragma once
