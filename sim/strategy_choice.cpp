@@ -18,12 +18,6 @@ const MakespanModel& makespan_model(const KernelModel& kernel, const DeviceSpec&
     return *model;
 }
 
-// A plan whose one launch is no-split's, CTA for CTA: fixed-split of one split, stream-k of one whole output per CTA
-// (both walk as no-split: cta_program.cpp). Its makespan is no-split's.
-bool runs_as_no_split(const Schedule& plan) {
-    return (plan.strategy == Strategy::fixed_split && plan.splits == 1) || (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);
-}
-
 // Weighs plans one after another by choose_strategy's rule. A plan that cannot beat the choice so far by its margin
 // is played only until a bound shows it (MakespanModel::makespan_below).
 class Weigher {
@@ -76,6 +70,10 @@ private:
 };
 
 }  // namespace
+
+bool runs_as_no_split(const Schedule& plan) {
+    return (plan.strategy == Strategy::fixed_split && plan.splits == 1) || (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);
+}
 
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
                                const PlanOptions& base, bool vary_parameters, Weighing weighing) {

@@ -55,6 +55,11 @@ struct DefaultPlan {
 inline constexpr DefaultPlan default_plans[3] = {
     {Strategy::stream_k, simpler_plan_margin}, {Strategy::no_split, no_split_margin}, {Strategy::fixed_split, fixed_split_margin}};
 
+// A plan whose one launch is no-split's, CTA for CTA: fixed-split of one split, stream-k of one whole output per CTA
+// (both walk as no-split: cta_program.cpp, and on the GPU too: core/live_plan.hpp). Its makespan is no-split's, and
+// timed beside no-split it is the same work timed twice.
+bool runs_as_no_split(const Schedule& plan);
+
 // How the candidates are weighed. Both give the same choice and the same predicted time (its plan's simulated
 // makespan); `bounded` spends far less host time on plans that lose.
 enum class Weighing {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apps/auto_strategy.hpp"
+#include "apps/calibration_report.hpp"
 #include "apps/data_catalog.hpp"
 #include "apps/kernel_file.hpp"
 #include "core/input_error.hpp"
@@ -105,6 +106,46 @@ TEST_CASE("calibrate --check replays a fixed-split run at the split count it ran
     const json c = json::parse(r.out)["check"];
     CHECK(c["runs"] == 1);
     CHECK(c["grids_matching"] == 1);  // 26 splits × 5 row blocks, as the GPU ran
+}
+
+TEST_CASE("the check's fastest strategy: runs of one plan (no-split's, under stream-k or fixed-split) are one choice, their gap noise") {
+    using namespace leanattn;
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    Problem p;  // 32 outputs of 2 LeanTiles on 132 SMs: stream-k's aligned plan holds one whole output per CTA
+    p.batch = 16;
+    p.q_heads = 14;
+    p.kv_heads = 2;
+    p.head_dim = 128;
+    p.tile = default_tile(p.head_dim);
+    p.ctx.assign(16, 200);
+    std::vector<sim::MeasuredRun> runs;
+    for (const auto& [strategy, us] : {std::pair{Strategy::stream_k, 14.5}, {Strategy::fixed_split, 19.6}, {Strategy::no_split, 14.8}}) {
+        sim::MeasuredRun r;
+        r.label = "one problem";
+        r.problem = p;
+        r.strategy = strategy;
+        r.measured_us = us;
+        runs.push_back(r);
+    }
+    const sim::PlannedRuns planned = sim::plan_runs(runs, device, kernel);
+    REQUIRE(sim::runs_as_no_split(planned.plans[0]));  // the premise: stream-k's plan is no-split's
+    REQUIRE_FALSE(sim::runs_as_no_split(planned.plans[1]));
+    // Predicted alike, the tie goes to no-split, which the GPU timed 2% behind the same plan run as stream-k: the
+    // same choice, so right; the gap to fixed-split decides the problem.
+    const auto check = [&](double fixed_split_us) {
+        return app::check_predictions("t", planned, {15.0, fixed_split_us, 15.0}, kernel, device, 3000.0);
+    };
+    const app::CalibrationCheck right = check(20.0);
+    CHECK(right.fastest_decided == 1);
+    CHECK(right.fastest_right == 1);
+    const app::CalibrationCheck wrong = check(14.0);  // fixed-split predicted fastest
+    CHECK(wrong.fastest_decided == 1);
+    CHECK(wrong.fastest_right == 0);
+    // Two plans within the noise the same plan shows (2%): not decided.
+    runs[1].measured_us = 14.7;
+    const sim::PlannedRuns close = sim::plan_runs(runs, device, kernel);
+    CHECK(app::check_predictions("t", close, {15.0, 20.0, 15.0}, kernel, device, 3000.0).fastest_decided == 0);
 }
 
 TEST_CASE("calibrate --predict writes one JSON line per shape with each strategy's predicted time, the simulator's under the kernel") {
