@@ -1,5 +1,6 @@
 // cmd_calibrate.cpp — `leanattn calibrate`: fit a kernel model to measured decode times, check one against
 // a sweep it never saw, or predict a sweep before it is measured (docs/calibration.md).
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -105,7 +106,7 @@ void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, co
 }  // namespace
 
 int calibrate_main(const Args& args) {
-    std::vector<std::string> measured, checks;
+    std::vector<std::string> measured, checks, held;
     std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note;
     int iterations = 40;
     po::options_description desc("flags");
@@ -117,6 +118,7 @@ int calibrate_main(const Args& args) {
         "start", po::value(&start_name), "--measured: the kernel model the fit starts from (default: a built-in guess for leanattn's kernel)")(
         "name", po::value(&name)->default_value(name), "--measured: the fitted model's name")(
         "note", po::value(&fitted_note), "--measured: written as the model's \"fitted\" text (what, where, when)")(
+        "hold", po::value(&held), "--measured: keep this field at the start's value, not fitted (repeat for more; the field names the fit prints)")(
         "iterations", po::value(&iterations)->default_value(iterations), "--measured: at most this many Levenberg-Marquardt iterations")(
         "format", po::value(&format)->default_value(format), "text|json: the report on stdout")(
         "output,o", po::value(&output), "--measured: write the fitted kernel model here (JSON); --predict: the predictions");
@@ -152,7 +154,12 @@ int calibrate_main(const Args& args) {
         const MeasuredSweep sweep = read_measured(measured);
         const sim::KernelModel start = start_name.empty() ? starting_guess(name) : load_kernel(start_name, device);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
-        const std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
+        std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
+        for (const std::string& field : held) {
+            const auto it = std::find_if(params.begin(), params.end(), [&](const sim::FitParameter& p) { return p.name == field; });
+            if (it == params.end()) throw InputError("--hold " + field, "is not a field this fit moves (the fit prints their names)");
+            params.erase(it);
+        }
         std::cerr << "calibrate: fitting " << params.size() << " fields to " << sweep.runs.size() << " runs of " << sweep.problems << " problems ("
                   << sweep.gpu << ")\n";
         sim::FitReport fit = sim::fit_kernel(planned, start, params, iterations, [](int it, double rms) {

@@ -253,6 +253,21 @@ TEST_CASE("calibrate --measured fits a kernel model and writes it as a kernel fi
     CHECK(file == report["fit"]["kernel"]);
     // It reads back: simulate under it.
     CHECK(run_leanattn("simulate --kernel " + fitted.path + " --model llama-3-8b --ctx 4096").exit_code == 0);
+
+    // --hold keeps a field at the start's value while the others move; a field the fit does not move is refused.
+    const json start = json::parse(slurp(source + "/data/kernels/leanattn-h100.json"));
+    const TempFile held_fit("held.json");
+    const auto held = run_leanattn("calibrate --measured " + measured.path + " --start leanattn-h100 --iterations 2 --hold sm_latency_spread --hold launch_ns -o " +
+                                   held_fit.path + " --format json");
+    INFO(held.err);
+    REQUIRE(held.exit_code == 0);
+    const json h = json::parse(slurp(held_fit.path));
+    CHECK(h["sm_latency_spread"] == start["sm_latency_spread"]);
+    CHECK(h["launch_ns"] == start["launch_ns"]);
+    CHECK(file["launch_ns"] != start["launch_ns"]);  // the same fit without --hold moved it
+    const auto refused = run_leanattn("calibrate --measured " + measured.path + " --hold tile_size -o " + held_fit.path);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--hold tile_size"));
 }
 
 TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three strategies, the GPU's grids, as text, JSON and SVG") {
