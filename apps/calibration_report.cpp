@@ -26,7 +26,7 @@ struct Choice {
     std::size_t fastest;       // its fastest run
     double slowest_us = 0.0;   // its slowest run's time (several runs: the same plan timed under each strategy)
     double noise = 0.0;        // the largest round-to-round spread of its runs
-    explicit Choice(std::size_t none = 0) : fastest(none) {}
+    explicit Choice(std::size_t none) : fastest(none) {}
 };
 
 }  // namespace
@@ -88,16 +88,16 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         }
         if (choices.size() >= 2) {
             std::vector<const Choice*> order;
-            double noise = 0.01;
+            double same_plan_spread = 0.0;  // of any plan run under two strategies
             for (const auto& [kind, ch] : choices) {
                 order.push_back(&ch);
                 const double fastest_us = runs[ch.fastest].measured_us;
-                noise = std::max({noise, ch.noise, (ch.slowest_us - fastest_us) / fastest_us});
+                same_plan_spread = std::max(same_plan_spread, (ch.slowest_us - fastest_us) / fastest_us);
             }
             std::sort(order.begin(), order.end(), [&](const Choice* a, const Choice* b) { return runs[a->fastest].measured_us < runs[b->fastest].measured_us; });
             const double best_us = runs[order[0]->fastest].measured_us;
             const double gap = (runs[order[1]->fastest].measured_us - best_us) / best_us;
-            if (gap > std::max({noise, order[0]->noise, order[1]->noise})) {
+            if (gap > std::max({0.01, same_plan_spread, order[0]->noise, order[1]->noise})) {
                 ++c.fastest_decided;
                 const std::size_t predicted = sim::fastest_run(predicted_us, runs, begin, end);
                 c.fastest_right += plan_kind(planned.plans[predicted]) == plan_kind(planned.plans[order[0]->fastest]) ? 1 : 0;

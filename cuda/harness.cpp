@@ -155,7 +155,8 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
     // after the tensors' fill; the copy-bandwidth measurement, taken once per process, before the first line) is
     // balanced by its mirror. With one block per plan in a fixed order, the first plan paid for that state: on an
     // H100 a stream-k plan identical to no-split's, timed first, measured 0.5-4 us (up to 15%) slower on small
-    // problems in some sweeps. Within a block the same captured step is replayed, as a decode loop replays it.
+    // problems in some sweeps. Within a block the same captured step is replayed, as a decode loop replays it, each
+    // replay after an L2 flush, so that every K/V byte comes from HBM.
     constexpr int warmup = 3;
     for (int half = 0; half < 2; ++half) {
         const int replays = half == 0 ? (repeat + 1) / 2 : repeat / 2;
