@@ -10,7 +10,8 @@
 # aligned stream-k rule reads the same timing keys here as `leanattn calibrate --device` does there.
 # CALIBRATION_FLAGS (default none) go to every `cuda bench`, e.g. "--lengths host" to time host-lengths steps
 # (no traces then: the traced kernel reads its lengths on the device).
-# `leanattn calibrate` reads the JSON lines (docs/calibration.md).
+# `leanattn calibrate` reads the JSON lines (docs/calibration.md); sweeps of two machines (machine.txt names the GPU by
+# its UUID) go to it as two rounds of one sweep.
 set -euo pipefail
 build=${1:?usage: calibration.sh BUILD OUT}
 out=${2:?usage: calibration.sh BUILD OUT}
@@ -19,7 +20,7 @@ export LEANATTN_DATA=$PWD/data
 leanattn="$build/leanattn"
 {
     date -u +"%Y-%m-%d %H:%M UTC"
-    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
+    nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 } > "$out/machine.txt" 2>&1
 repeat=${CALIBRATION_REPEAT:-50}
 device=${CALIBRATION_DEVICE:-h100-sxm}
