@@ -23,10 +23,11 @@ AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::in
 
 namespace {
 
-std::string label(const PlanOptions& o, std::int64_t splits) {
+std::string label(const PlanOptions& o, std::int64_t splits, std::int64_t tile_rows) {
     std::string s(strategy_name(o.strategy));
     if (o.strategy == Strategy::fixed_split) s += " (" + std::to_string(splits) + " splits)";
     if (o.strategy == Strategy::stream_k && o.grid > 0) s += " (grid " + std::to_string(o.grid) + ")";
+    if (tile_rows > 0) s += " (tiles of " + std::to_string(tile_rows) + " rows)";
     return s;
 }
 
@@ -34,11 +35,11 @@ std::string label(const PlanOptions& o, std::int64_t splits) {
 
 std::string describe_auto(const AutoChoice& a) {
     std::ostringstream out;
-    out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options, a.choice.splits) << ", predicted " << a.choice.predicted_us << " us under kernel model "
+    out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options, a.choice.splits, a.choice.tile_rows) << ", predicted " << a.choice.predicted_us << " us under kernel model "
         << a.kernel.name << " (";
     for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
         const sim::StrategyCandidate& c = a.choice.candidates[i];
-        out << (i ? ", " : "") << label(c.options, c.splits) << (c.simulated ? " " : " >") << c.predicted_us;  // >: a bound ruled it out
+        out << (i ? ", " : "") << label(c.options, c.splits, c.tile_rows) << (c.simulated ? " " : " >") << c.predicted_us;  // >: a bound ruled it out
     }
     out << ")";
     return out.str();

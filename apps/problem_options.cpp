@@ -186,6 +186,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
         const bool fixed_ctas = !f.ctas_per_sm.empty();
         r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas, f.step_lengths);  // K and V in fp16/bf16, as the GPU kernels read them
         r.plan = r.auto_choice->choice.options;
+        if (r.auto_choice->choice.tile_rows > 0) p.tile_rows = r.auto_choice->choice.tile_rows;  // a KV head's rows in two tiles
         r.strategies = {r.plan.strategy};
         r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);
         std::cerr << describe_auto(*r.auto_choice) << "\n";

@@ -59,7 +59,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
     return capi::guarded([&] {
         if (plan == nullptr) throw InputError("plan", "is NULL (pass the address of a leanattn_plan*)");
         *plan = nullptr;
-        const Problem p = capi::to_problem(problem);
+        Problem p = capi::to_problem(problem);
         const DType type = capi::to_dtype(dtype);
         PlanOptions plan_options = capi::to_plan_options(options);
         const char* named = options != nullptr ? options->device : nullptr;
@@ -79,7 +79,12 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             DeviceSpec model_device = app::load_device(named != nullptr ? named : "h100-sxm");
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
-            plan_options = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths).choice.options;
+            const sim::StrategyChoice choice = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths).choice;
+            plan_options = choice.options;
+            if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
+                p.tile_rows = choice.tile_rows;
+                if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, named != nullptr ? app::load_device(named).timing : DeviceTiming{});
+            }
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);

@@ -24,11 +24,13 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
 
 // The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
 // model's CTAs per SM, on which the choice was weighed).
-PlanOptions report_plan(const leanattn_plan_options* options, const Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
+// Auto may cut a KV head's rows into two tiles: `p` then takes its tile_rows.
+PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return capi::to_plan_options(options);
     const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths);
     device = sim::device_for_kernel(device, a.kernel);
+    if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
     return a.choice.options;
 }
 
@@ -39,7 +41,7 @@ extern "C" {
 leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
-        const Problem p = capi::to_problem(problem);
+        Problem p = capi::to_problem(problem);
         DeviceSpec device = report_device(options);
         const PlanOptions plan = report_plan(options, p, device, 2);
         check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
@@ -51,7 +53,7 @@ leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const le
 leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype, char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
-        const Problem p = capi::to_problem(problem);
+        Problem p = capi::to_problem(problem);
         DeviceSpec device = report_device(options);
         const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};

@@ -24,43 +24,61 @@ class Weigher {
 public:
     Weigher(const Problem& problem, const DeviceSpec& planned, const KernelModel& kernel, std::int64_t bytes_per_element, const PlanOptions& base,
             Weighing weighing)
-        : model_(makespan_model(kernel, planned)), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing) {}
+        : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing) {}
 
-    // Weighs one plan; returns it.
+    // Weighs one plan of the problem; returns it.
     Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
         PlanOptions o = base_;
         o.strategy = strategy;
         o.splits = splits;
         o.grid = grid;
-        const Schedule plan = planner_.make(o);
+        Schedule plan = planner_.make(o);
+        consider(plan, o, margin, 0);
+        return plan;
+    }
+
+    // Weighs `strategy`'s default plan of the problem cut into output tiles of `tile_rows` query rows.
+    void weigh_tile_rows(const Problem& problem, std::int64_t tile_rows, Strategy strategy, double margin) {
+        Problem cut = problem;
+        cut.tile_rows = tile_rows;
+        PlanOptions o = base_;
+        o.strategy = strategy;
+        o.splits = 0;
+        o.grid = 0;
+        consider(make_schedule(cut, planned_, o), o, margin, tile_rows);
+    }
+
+    StrategyChoice take() { return std::move(choice_); }
+
+private:
+    void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows) {
         StrategyCandidate candidate{o, plan.grid, plan.splits};
+        candidate.tile_rows = tile_rows;
         if (choice_.candidates.empty() || weighing_ == Weighing::every_plan) {
             candidate.predicted_us = model_.makespan_ns(plan, bytes_) / 1e3;
-        } else if (runs_as_no_split(plan) && no_split_us_ > 0.0) {
+        } else if (tile_rows == 0 && runs_as_no_split(plan) && no_split_us_ > 0.0) {
             candidate.predicted_us = no_split_us_;  // the very plan no-split is
         } else {
             const BoundedMakespan t = model_.makespan_below(plan, bytes_, limit(margin));
             candidate.predicted_us = t.ns / 1e3;
             candidate.simulated = t.simulated;
         }
-        if (strategy == Strategy::no_split && candidate.simulated) no_split_us_ = candidate.predicted_us;
+        if (tile_rows == 0 && o.strategy == Strategy::no_split && candidate.simulated) no_split_us_ = candidate.predicted_us;
         choice_.candidates.push_back(candidate);
         if (choice_.candidates.size() == 1 || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_.options = o;
             choice_.splits = candidate.splits;
+            choice_.tile_rows = tile_rows;
             choice_.predicted_us = candidate.predicted_us;
         }
-        return plan;
     }
 
-    StrategyChoice take() { return std::move(choice_); }
-
-private:
     // beats() asks us < chosen · (1 − margin); a bound reaching this (a hair above, for the rounding of ns to us)
     // rules that out.
     double limit(double margin) const { return choice_.predicted_us * (1.0 - margin) * 1e3 * (1.0 + 1e-12); }
 
     const MakespanModel& model_;
+    DeviceSpec planned_;
     Planner planner_;  // stream-k's grids searched once for all its plans
     std::int64_t bytes_;
     PlanOptions base_;
@@ -126,6 +144,10 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
         if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, grid, 0.10);
     }
+    // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why and at what margin), unless the caller chose
+    // the tile's rows.
+    if (problem.tile_rows == 0 && problem.rows() > half_tile_rows && problem.rows() <= default_tile_rows)
+        w.weigh_tile_rows(problem, half_tile_rows, Strategy::stream_k, tie);
     return w.take();
 }
 
