@@ -1,0 +1,72 @@
+"""One model shape's other plans, timed the way models.py times every peer (timing.py: graph replay after an L2 flush
+and a GPU-side spin, median), beside SDPA's cuDNN backend, in one process: what a Python user would get from a plan
+that `cuda bench` (the kernel models' data) timed faster than auto's choice.
+
+Each line of PLANS: model batch ctx q_len strategy [splits=N] [grid=N] [tile_rows=N] (host-lengths steps, as models.py's
+leanattn peers); every output is checked against float64 before it is timed.
+
+usage (GPU machine, LEANATTN_LIBRARY set): python3 bench/gpu/plan_probe.py PLANS [--dtypes fp16,bf16] [--reps 100]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from inputs import TOLERANCE, rel_l2  # noqa: E402
+from models import Case, load_models, sdpa_peer  # noqa: E402
+from timing import Timer  # noqa: E402
+
+
+def plan_peer(strategy, options):
+    def prepare(case):
+        import leanattn
+        k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views, as models.py runs leanattn
+        plan = leanattn.DecodePlan(case.q, k, v, None, strategy=strategy, lengths="host", **options)
+        out = torch.empty_like(case.q)
+        host = case.seqlens.cpu()
+
+        def run():
+            plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=False, host_seqlens=host)
+            return out
+
+        run.poison = lambda: out.fill_(float("nan"))
+        run.keep = (plan, k, v)
+        return run
+    return prepare
+
+
+def timed(case, timer, prepare, reps, ref):
+    run = prepare(case)
+    run.poison()
+    err = rel_l2(run(), ref)
+    if not err <= TOLERANCE[case.dtype_name]:
+        return f"FAILED rel. L2 {err:.3g}"
+    graph, _, _ = timer.capture(run)
+    return f"{timer.time(run, reps, graph)['median_us']:.1f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("plans")
+    ap.add_argument("--dtypes", default="fp16,bf16")
+    ap.add_argument("--reps", type=int, default=100)
+    a = ap.parse_args()
+    timer = Timer()
+    for line in open(a.plans):
+        if not line.strip() or line.startswith("#"):
+            continue
+        model, batch, ctx, q_len, strategy, *rest = line.split()
+        options = {k: int(v) for k, v in (r.split("=") for r in rest)}
+        for dtype in a.dtypes.split(","):
+            case = Case(load_models([model])[0], int(batch), int(ctx), int(q_len), dtype)
+            ref = case.reference()
+            ours = timed(case, timer, plan_peer(strategy, options), a.reps, ref)
+            cudnn = timed(case, timer, sdpa_peer("cudnn")[1], a.reps, ref)
+            print(f"{line.strip():60} {dtype}  leanattn {ours} us  sdpa/cudnn {cudnn} us", flush=True)
+            torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()
