@@ -5,7 +5,10 @@ that `cuda bench` (the kernel models' data) timed faster than auto's choice.
 Each line of PLANS: model batch ctx q_len strategy [splits=N] [grid=N] [tile_rows=N] (host-lengths steps, as models.py's
 leanattn peers); every output is checked against float64 before it is timed.
 
-usage (GPU machine, LEANATTN_LIBRARY set): python3 bench/gpu/plan_probe.py PLANS [--dtypes fp16,bf16] [--reps 100]
+With --variants each peer is also timed with a synchronisation after every repetition (as `cuda bench` does) and with
+the flush's write half only (timing_probe.py's variants): whether the method moves ours and cuDNN's alike.
+
+usage (GPU machine, LEANATTN_LIBRARY set): python3 bench/gpu/plan_probe.py PLANS [--dtypes fp16,bf16] [--reps 100] [--variants]
 """
 import argparse
 import os
@@ -17,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inputs import TOLERANCE, rel_l2  # noqa: E402
 from models import Case, load_models, sdpa_peer  # noqa: E402
 from timing import Timer  # noqa: E402
+from timing_probe import time_variant  # noqa: E402
 
 
 def plan_peer(strategy, options):
@@ -37,14 +41,19 @@ def plan_peer(strategy, options):
     return prepare
 
 
-def timed(case, timer, prepare, reps, ref):
+def timed(case, timer, prepare, reps, ref, variants):
     run = prepare(case)
     run.poison()
     err = rel_l2(run(), ref)
     if not err <= TOLERANCE[case.dtype_name]:
         return f"FAILED rel. L2 {err:.3g}"
     graph, _, _ = timer.capture(run)
-    return f"{timer.time(run, reps, graph)['median_us']:.1f}"
+    text = f"{timer.time(run, reps, graph)['median_us']:.1f}"
+    if variants and graph is not None:
+        synced = time_variant(timer, graph, reps, True, True)
+        write_only = time_variant(timer, graph, reps, True, True, None, 0)
+        text += f" (synced {synced:.1f}, write-only flush {write_only:.1f})"
+    return text
 
 
 def main():
@@ -52,6 +61,7 @@ def main():
     ap.add_argument("plans")
     ap.add_argument("--dtypes", default="fp16,bf16")
     ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--variants", action="store_true", help="also time each peer synchronised and after a write-only flush")
     a = ap.parse_args()
     timer = Timer()
     for line in open(a.plans):
@@ -62,8 +72,8 @@ def main():
         for dtype in a.dtypes.split(","):
             case = Case(load_models([model])[0], int(batch), int(ctx), int(q_len), dtype)
             ref = case.reference()
-            ours = timed(case, timer, plan_peer(strategy, options), a.reps, ref)
-            cudnn = timed(case, timer, sdpa_peer("cudnn")[1], a.reps, ref)
+            ours = timed(case, timer, plan_peer(strategy, options), a.reps, ref, a.variants)
+            cudnn = timed(case, timer, sdpa_peer("cudnn")[1], a.reps, ref, a.variants)
             print(f"{line.strip():60} {dtype}  leanattn {ours} us  sdpa/cudnn {cudnn} us", flush=True)
             torch.cuda.synchronize()
 
