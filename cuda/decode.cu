@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cmath>
 #include <string>
 
@@ -27,6 +28,15 @@ namespace {
 // `after_kernel_ahead` (programmatic dependent launch, sm_90 and later; the kernel waits for it before reading
 // what it wrote: decode_params.cuh). Stream capture turns the attribute into a programmatic edge of the graph.
 // Without it the launch waits for everything before it in the stream, as a plain launch does.
+// LEANATTN_PDL=0 in the environment launches every kernel plainly: for measuring what the overlap buys.
+bool programmatic_launch_allowed() {
+    static const bool allowed = [] {
+        const char* value = std::getenv("LEANATTN_PDL");
+        return value == nullptr || std::string(value) != "0";
+    }();
+    return allowed;
+}
+
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), unsigned grid, int shared_bytes, cudaStream_t stream, bool after_kernel_ahead, const Args&... args) {
     int device = 0, major = 0;
@@ -41,7 +51,7 @@ void launch(void (*kernel)(Params...), unsigned grid, int shared_bytes, cudaStre
     config.dynamicSmemBytes = static_cast<std::size_t>(shared_bytes);
     config.stream = stream;
     config.attrs = &overlap;
-    config.numAttrs = after_kernel_ahead && major >= 9 ? 1 : 0;
+    config.numAttrs = after_kernel_ahead && major >= 9 && programmatic_launch_allowed() ? 1 : 0;
     check(cudaLaunchKernelEx(&config, kernel, args...), "launch");
 }
 
