@@ -3,10 +3,11 @@
 // choose_strategy() plans stream-k (the aligned rule), no-split and fixed-split (FlashAttention-2's split count),
 // then fixed-split at half and double the split count and at the count that fills the resident CTAs once, then
 // stream-k with k CTAs on every output at the largest
-// such grid that fits and at the full, three-quarter and half grid, plays each on the simulator under the kernel
+// such grid that fits and at the full, three-quarter and half grid, and last, for KV heads of 9-16 rows, stream-k on
+// two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
-// its margin: no-split 3%, fixed-split 5%, stream-k with k CTAs on every output 0.1%, half, double or one wave's split
-// count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
+// its margin: no-split 3%, fixed-split 5%, stream-k with k CTAs on every output or on 8-row tiles 0.1%, half, double
+// or one wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //
 // What it costs (bench_auto_speed, the 100 held-out problems of the v20 H100 sweep, one core): a median of
