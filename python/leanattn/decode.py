@@ -125,7 +125,9 @@ class DecodePlan:
     tile_rows: query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV head
     with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over
     the shapes measured; up to 128 (64 at head_dim 256) on the GPU, where larger tiles pay once the HBM is
-    saturated (large batches of large groups).
+    saturated (large batches of large groups). With strategy="auto" and tile_rows 0, KV heads of 9-16 rows may
+    be cut into two 8-row tiles where the kernel model predicts that faster (Llama-3.1-405B at one request of 16k
+    tokens on an H100: 37.4 -> 33.1 us).
 
     lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
     "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without
