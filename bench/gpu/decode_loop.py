@@ -20,7 +20,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inputs import TOLERANCE, rel_l2  # noqa: E402
 from models import Case, load_models, sdpa_peer  # noqa: E402
-from plan_probe import plan_peer  # noqa: E402
+from plan_probe import plan_peer, read_plans  # noqa: E402
 from timing import Timer  # noqa: E402
 
 
@@ -46,27 +46,22 @@ def main():
     a = ap.parse_args()
     timer = Timer()
     weight = torch.randn(8192, 4096, dtype=torch.float16, device="cuda")
-    for line in open(a.plans):
-        if not line.strip() or line.startswith("#"):
-            continue
-        model, batch, ctx, q_len, strategy, *rest = line.split()
-        options = {k: int(v) for k, v in (r.split("=") for r in rest)}
-        cases = [Case(load_models([model])[0], int(batch), int(ctx), int(q_len), a.dtype, seed=1 + i) for i in range(a.layers)]
-        x = torch.randn(int(batch) * int(q_len), 8192, dtype=torch.float16, device="cuda")
+    for line, model, batch, ctx, q_len, strategy, options in read_plans(a.plans):
+        cases = [Case(load_models([model])[0], batch, ctx, q_len, a.dtype, seed=1 + i) for i in range(a.layers)]
+        x = torch.randn(batch * q_len, 8192, dtype=torch.float16, device="cuda")
         y = torch.empty(x.shape[0], 4096, dtype=torch.float16, device="cuda")
         gemm = lambda: torch.mm(x, weight, out=y)  # noqa: E731
         base = loop_us(timer, a.layers, gemm, None, a.reps)
         row = []
         for name, prepare in (("leanattn", plan_peer(strategy, options)), ("sdpa/cudnn", sdpa_peer("cudnn")[1])):
             steps = [prepare(c) for c in cases]
-            for c, s in zip(cases[:1], steps[:1]):  # the first layer's output checked against float64
-                s.poison()
-                err = rel_l2(s(), c.reference())
-                if not err <= TOLERANCE[a.dtype]:
-                    raise RuntimeError(f"{name} on {line.strip()}: rel. L2 {err:.3g}")
+            steps[0].poison()  # the first layer's output checked against float64
+            err = rel_l2(steps[0](), cases[0].reference())
+            if not err <= TOLERANCE[a.dtype]:
+                raise RuntimeError(f"{name} on {line}: rel. L2 {err:.3g}")
             total = loop_us(timer, a.layers, gemm, steps, a.reps)
             row.append(f"{name} {(total - base) / a.layers:.1f} us/layer")
-        print(f"{line.strip():50} {a.dtype} layers {a.layers}: GEMMs alone {base / a.layers:.1f} us/layer; " + ", ".join(row), flush=True)
+        print(f"{line:50} {a.dtype} layers {a.layers}: GEMMs alone {base / a.layers:.1f} us/layer; " + ", ".join(row), flush=True)
         del cases
         torch.cuda.empty_cache()
 

@@ -41,6 +41,15 @@ def plan_peer(strategy, options):
     return prepare
 
 
+def read_plans(path):
+    """(line, model, batch, ctx, q_len, strategy, DecodePlan options) for each line of a PLANS file."""
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        model, batch, ctx, q_len, strategy, *rest = line.split()
+        yield line.strip(), model, int(batch), int(ctx), int(q_len), strategy, {k: int(v) for k, v in (r.split("=") for r in rest)}
+
+
 def timed(case, timer, prepare, reps, ref, variants):
     run = prepare(case)
     run.poison()
@@ -64,17 +73,13 @@ def main():
     ap.add_argument("--variants", action="store_true", help="also time each peer synchronised and after a write-only flush")
     a = ap.parse_args()
     timer = Timer()
-    for line in open(a.plans):
-        if not line.strip() or line.startswith("#"):
-            continue
-        model, batch, ctx, q_len, strategy, *rest = line.split()
-        options = {k: int(v) for k, v in (r.split("=") for r in rest)}
+    for line, model, batch, ctx, q_len, strategy, options in read_plans(a.plans):
         for dtype in a.dtypes.split(","):
-            case = Case(load_models([model])[0], int(batch), int(ctx), int(q_len), dtype)
+            case = Case(load_models([model])[0], batch, ctx, q_len, dtype)
             ref = case.reference()
             ours = timed(case, timer, plan_peer(strategy, options), a.reps, ref, a.variants)
             cudnn = timed(case, timer, sdpa_peer("cudnn")[1], a.reps, ref, a.variants)
-            print(f"{line.strip():60} {dtype}  leanattn {ours} us  sdpa/cudnn {cudnn} us", flush=True)
+            print(f"{line:60} {dtype}  leanattn {ours} us  sdpa/cudnn {cudnn} us", flush=True)
             torch.cuda.synchronize()
 
 
