@@ -38,6 +38,7 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.compute_drain_tokens = 64;  // the pipeline's last blocks, computed after the stream (a few 16-token blocks)
     k.bandwidth_over_copy = 1.0;
     k.sm_latency_spread = 0.3;
+    k.idle_sms_bandwidth_loss = 0.05;  // fitted from here (a start of 0 leaves the term out)
     k.reread_fraction = 0.5;
     k.compute_ns_per_kscore = 300;
     k.compute_ns_per_mmac = 10;

@@ -84,6 +84,8 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, con
     if (row_blocks) params.push_back({"reread_fraction", field(&KernelModel::reread_fraction), 1e-3, 1.0});
     // Fitted only from a start that has one (a kernel that overlaps its compute; fitted in logs, so never from 0).
     if (start.compute_drain_tokens > 0.0) params.push_back({"compute_drain_tokens", field(&KernelModel::compute_drain_tokens), 1e-3, 4096.0});
+    // Likewise: fitted only from a start that has it, so that fits from older kernel files stay as they were.
+    if (start.idle_sms_bandwidth_loss > 0.0) params.push_back({"idle_sms_bandwidth_loss", field(&KernelModel::idle_sms_bandwidth_loss), 1e-4, 0.9});
     for (int i = 0; i < KernelModel::path_count; ++i) {
         if (present[i]) params.push_back({std::string("cta_ns_per_kb_by_path.") + kernel_path_names[i], [i](KernelModel& k) { return &k.cta_ns_per_kb_by_path[i]; }});
     }

@@ -37,6 +37,10 @@ struct KernelModel {
     double latency_knee_exponent = 1.0;
     double bandwidth_over_copy = 0.0;
     double sm_latency_spread = 0.0;  // SMs' latencies differ by up to this fraction (sim/memory_model.hpp); 0: all equal
+    // B falls as SMs idle: while m of a partition's n SMs stream, they draw at most B · (1 − this · (1 − m / n)). Fewer
+    // SMs keep fewer requests before the memory controllers, so past the knee the HBM runs below what all SMs draw
+    // (on an H100 no-split on 96 of 132 SMs ran 2-5% slower than the same bytes over all of them). 0: B whatever m.
+    double idle_sms_bandwidth_loss = 0.0;
     // A KV head's row blocks after its first (core/problem.hpp) read K and V again, mostly from L2: their bytes count as
     // this fraction of as many from HBM (1: all from HBM, as the paper's kernel, which has no row blocks, would),
     // unless the same CTA read the block before it just before (cta_program.cpp: then in full).

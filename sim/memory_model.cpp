@@ -7,12 +7,15 @@
 
 namespace leanattn::sim {
 
-MemoryModel::MemoryModel(const DeviceTiming& t, std::int64_t sms)
+MemoryModel::MemoryModel(const DeviceTiming& t, std::int64_t sms, double idle_sms_bandwidth_loss)
     : sms_(sms), partitions_(std::clamp<std::int64_t>(t.hbm_partitions, 1, sms)), in_flight_(t.bytes_in_flight_per_sm) {
     const double bandwidth = t.hbm_bandwidth_gb_per_s / static_cast<double>(partitions_);  // bytes/ns per partition
     const std::int64_t largest = (sms + partitions_ - 1) / partitions_;
     latency_.resize(static_cast<std::size_t>(largest + 1));
-    for (std::int64_t n = 0; n <= largest; ++n) latency_[static_cast<std::size_t>(n)] = leanattn::loaded_latency_ns(t, static_cast<double>(n), bandwidth);
+    for (std::int64_t n = 0; n <= largest; ++n) {
+        const double idle = 1.0 - static_cast<double>(n) / static_cast<double>(largest);
+        latency_[static_cast<std::size_t>(n)] = leanattn::loaded_latency_ns(t, static_cast<double>(n), bandwidth * (1.0 - idle_sms_bandwidth_loss * idle));
+    }
 }
 
 void MemoryModel::set_sm_latency_spread(double spread) {
@@ -31,7 +34,7 @@ MemoryModel kernel_memory_model(const KernelModel& kernel, const DeviceSpec& dev
     law.mem_latency_ns = kernel.stream_latency_ns;
     law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm;
     law.latency_knee_exponent = kernel.latency_knee_exponent;
-    MemoryModel memory(law, device.sms);
+    MemoryModel memory(law, device.sms, kernel.idle_sms_bandwidth_loss);
     memory.set_sm_latency_spread(kernel.sm_latency_spread);
     return memory;
 }

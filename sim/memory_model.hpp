@@ -19,7 +19,9 @@ namespace leanattn::sim {
 
 class MemoryModel {
 public:
-    MemoryModel(const DeviceTiming& timing, std::int64_t sms);
+    // idle_sms_bandwidth_loss: B falls to B · (1 − loss · (1 − m / n)) while m of a partition's n SMs stream
+    // (KernelModel::idle_sms_bandwidth_loss); 0: B whatever m.
+    MemoryModel(const DeviceTiming& timing, std::int64_t sms, double idle_sms_bandwidth_loss = 0.0);
 
     std::int64_t sms() const { return sms_; }
     std::int64_t partitions() const { return partitions_; }

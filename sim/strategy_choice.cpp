@@ -144,10 +144,10 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
         if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, grid, 0.10);
     }
-    // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why and at what margin), unless the caller chose
+    // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why, half_tile_margin at what margin), unless the caller chose
     // the tile's rows.
     if (problem.tile_rows == 0 && problem.rows() > half_tile_rows && problem.rows() <= default_tile_rows)
-        w.weigh_tile_rows(problem, half_tile_rows, Strategy::stream_k, tie);
+        w.weigh_tile_rows(problem, half_tile_rows, Strategy::stream_k, half_tile_margin);
     return w.take();
 }
 

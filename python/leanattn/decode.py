@@ -129,12 +129,14 @@ class DecodePlan:
     be cut into two 8-row tiles where the kernel model predicts that faster (Llama-3.1-405B at one request of 16k
     tokens on an H100: 37.4 -> 33.1 us).
 
+    grid: stream-k's CTAs; 0 lets stream_k_rule choose (the aligned rule's grid by default).
+
     lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
     "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without
     host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan."""
 
-    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, device=None, stream_k_rule=None, tile_rows=0,
-                 lengths="host"):
+    def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, grid=0, device=None, stream_k_rule=None,
+                 tile_rows=0, lengths="host"):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
         self.device = q.device
@@ -143,7 +145,7 @@ class DecodePlan:
                                             tile_rows=tile_rows)
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
         _require(lengths in ("host", "device"), ValueError, f"lengths must be \"host\" or \"device\", got {lengths!r}")
-        options = L.make_options(strategy, splits, 0, device, cuda_device, stream_k_rule, lengths=lengths)
+        options = L.make_options(strategy, splits, grid, device, cuda_device, stream_k_rule, lengths=lengths)
         kind = L.DEVICE_CUDA if q.is_cuda else L.DEVICE_CPU
         self._plan = L.PlanP()
         L.check(L.lib.leanattn_plan_create(ctypes.byref(problem), _DTYPES[q.dtype], kind, ctypes.byref(options), ctypes.byref(self._plan)))

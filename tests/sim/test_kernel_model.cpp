@@ -417,3 +417,28 @@ TEST_CASE("compute_drain_tokens: a segment's last tokens are computed after its 
     bad.compute_drain_tokens = -1.0;
     CHECK_THROWS_WITH(sim::check_kernel_model(bad), Catch::Contains("compute_drain_tokens"));
 }
+
+TEST_CASE("idle_sms_bandwidth_loss slows a plan on part of the SMs past the knee, not one on all of them, and 1 and above are refused") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    sim::KernelModel k = app::load_kernel("leanattn-h100", h100);
+    const DeviceSpec planned = sim::device_for_kernel(h100, k);
+    sim::KernelModel none = k, some = k;
+    none.idle_sms_bandwidth_loss = 0.0;
+    some.idle_sms_bandwidth_loss = 0.2;
+    // 48 outputs of 64k tokens: no-split streams on 48 SMs, stream-k on every SM.
+    Problem p = one_output(8, 128, 65536);
+    p.batch = 6;
+    p.kv_heads = 8;
+    p.q_heads = 64;
+    p.ctx.assign(6, 65536);
+    const Schedule no_split = plan_of(p, planned, Strategy::no_split), stream_k = plan_of(p, planned, Strategy::stream_k);
+    REQUIRE(no_split.grid == 48);
+    REQUIRE(stream_k.grid == planned.sms);
+    CHECK(play(no_split, &some).makespan_ns > 1.05 * play(no_split, &none).makespan_ns);
+    CHECK(play(stream_k, &some).makespan_ns < 1.02 * play(stream_k, &none).makespan_ns);
+    for (const double bad : {1.0, -0.1}) {
+        sim::KernelModel refused = k;
+        refused.idle_sms_bandwidth_loss = bad;
+        CHECK_THROWS_WITH(sim::check_kernel_model(refused), Catch::Contains("idle_sms_bandwidth_loss"));
+    }
+}

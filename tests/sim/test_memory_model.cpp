@@ -47,6 +47,23 @@ TEST_CASE("a sharp knee approaches min(per-SM cap, fair share of the HBM)") {
     }
 }
 
+TEST_CASE("idle_sms_bandwidth_loss: past the knee m of n SMs draw B · (1 − loss · (1 − m/n)): all n draw B, and 0 changes nothing") {
+    DeviceTiming t;
+    t.latency_knee_exponent = 64.0;  // a sharp knee: past it the SMs draw the bandwidth the law allows, no less
+    const sim::MemoryModel plain(t, 132), zero(t, 132, 0.0), lossy(t, 132, 0.2);
+    const auto total = [](const sim::MemoryModel& m, std::int64_t n) { return static_cast<double>(n) * m.sm_bytes_per_ns(n); };
+    for (std::int64_t n = 0; n <= 132; ++n) CHECK(zero.loaded_latency_ns(n) == plain.loaded_latency_ns(n));
+    CHECK(total(lossy, 132) == Approx(total(plain, 132)).epsilon(1e-12));  // every SM streams: nothing idles
+    for (std::int64_t n : {66, 99}) {
+        CAPTURE(n);
+        const double idle = 1.0 - static_cast<double>(n) / 132.0;
+        CHECK(total(lossy, n) == Approx(t.hbm_bandwidth_gb_per_s * (1.0 - 0.2 * idle)).epsilon(0.02));
+        CHECK(total(lossy, n) < total(plain, n));
+    }
+    // Below the knee one SM reads at its own cap, which the HBM's rate does not limit.
+    CHECK(lossy.sm_bytes_per_ns(1) == Approx(plain.sm_bytes_per_ns(1)).epsilon(1e-3));
+}
+
 TEST_CASE("8 partitions: SMs split evenly and contiguously, each partition with an eighth of the bandwidth") {
     DeviceTiming t;
     t.hbm_partitions = 8;
