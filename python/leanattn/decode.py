@@ -126,8 +126,8 @@ class DecodePlan:
     with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over
     the shapes measured; up to 128 (64 at head_dim 256) on the GPU, where larger tiles pay once the HBM is
     saturated (large batches of large groups). With strategy="auto" and tile_rows 0, KV heads of 9-16 rows may
-    be cut into two 8-row tiles where the kernel model predicts that faster (Llama-3.1-405B at one request of 16k
-    tokens on an H100: 37.4 -> 33.1 us).
+    be cut into two 8-row tiles unless the kernel model predicts that more than 5% slower (it over-predicts such
+    plans; Llama-3.1-405B at one request of 16k tokens on an H100: 37.4 -> 33.1 us).
 
     grid: stream-k's CTAs; 0 lets stream_k_rule choose (the aligned rule's grid by default).
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# bench/gpu/plan_probe.py on Phi-3-medium B=8 4k and Falcon-7B B=1 16k (the model shapes behind SDPA): every plan family
+# our kernel runs, beside cuDNN, in models.py's method; with the reduce launched through PDL (default) and plainly.
+set -o pipefail
+out=$1; q=.devbuild-xz-q44; mkdir -p .devbuild
+xz -dc $q/libleanattn.so.xz > .devbuild/libleanattn.so
+export LEANATTN_LIBRARY=$PWD/.devbuild/libleanattn.so LEANATTN_DATA=$PWD/data PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/python
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv > $out/machine.txt; date -u >> $out/machine.txt
+python3 bench/gpu/plan_probe.py $q/plans.txt --dtypes fp16 > $out/probe-pdl1.txt 2> $out/probe.err; echo "rc $?"
+grep falcon $q/plans.txt > /tmp/falcon.txt
+LEANATTN_PDL=0 python3 bench/gpu/plan_probe.py /tmp/falcon.txt --dtypes fp16 > $out/probe-pdl0.txt 2>> $out/probe.err; echo "rc $?"
+date -u >> $out/machine.txt
+cat $out/probe-pdl1.txt $out/probe-pdl0.txt; tail -3 $out/probe.err
