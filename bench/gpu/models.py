@@ -11,7 +11,8 @@ Per model, two uniform batches (B=1 at 16k tokens, B=8 at 4k) x q_len 1 and 4 x 
                                               q_len > 1 with a boolean mask, new token i seeing the first
                                               n - q_len + i + 1 tokens (SDPA's is_causal aligns the other way)
 Each peer's output is NaN-poisoned, computed once and compared with a float64 reference before it is timed
-(rel. L2 within 1e-3 for fp16, 8e-3 for bf16); a peer that refuses or fails is recorded with its own words.
+(rel. L2 within 1e-3 for fp16, 8e-3 for bf16); a peer that refuses or fails is recorded with its own words. A shape's
+peers are timed in two blocks of half the repetitions each, in the order above and then the reverse (measure()).
 
 usage (GPU machine, repository root, LEANATTN_LIBRARY pointing at libleanattn.so):
     python3 bench/gpu/models.py --out OUT [--models a,b] [--bf16] [--reps 100]
@@ -28,7 +29,7 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from inputs import TOLERANCE, TORCH_DTYPES, rel_l2  # noqa: E402
-from stats import geomean  # noqa: E402
+from stats import geomean, summarize  # noqa: E402
 from timing import Timer, copy_bandwidth  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -133,11 +134,17 @@ PEERS = ([leanattn_peer(s) for s in ("stream-k", "auto", "no-split", "fixed-spli
 
 
 def measure(case, timer, reps, copy_gbps):
+    """Every peer's record for one shape: each peer checked against float64 and captured first, then all timed in
+    two blocks of reps / 2, the peers in one order and then the reverse (A B … B A), so that no peer pays for going
+    first (cuda bench times its strategies the same way); a record's stats are over both blocks' repetitions."""
     ref = case.reference()
+    ready = []  # (record, run, graph) of the peers that passed their check
+    records = []
     for name, prepare in PEERS:
         rec = {"kind": "model", "shape": case.name, "model": case.model["name"], "peer": name, "batch": case.batch,
                "ctx": case.ctx, "q_len": case.q_len, "q_heads": case.hq, "kv_heads": case.hkv, "head_dim": case.d,
                "dtype": case.dtype_name, "kv_bytes": case.kv_bytes}
+        records.append(rec)
         try:
             run = prepare(case)
             run.poison()
@@ -147,13 +154,20 @@ def measure(case, timer, reps, copy_gbps):
                 rec["failed"] = f"rel. L2 {err:.3g} against float64 (tolerance {TOLERANCE[case.dtype_name]:g})"
             else:
                 graph, _, why = timer.capture(run)
-                rec.update(timer.time(run, reps, graph))
                 rec["method"] = "graph" if graph is not None else "eager"
-                rec["floor_fraction"] = case.kv_bytes / (copy_gbps * 1e3) / rec["median_us"]
+                ready.append((rec, run, graph))
         except Exception as e:  # a peer that refuses the shape: recorded in its own words
             rec["refused"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
         torch.cuda.synchronize()
-        yield rec
+    times = {id(rec): [] for rec, _, _ in ready}
+    for block in (ready, ready[::-1]):
+        for rec, run, graph in block:
+            times[id(rec)] += timer.samples(run, max(reps // 2, 1), graph)
+    for rec, _, _ in ready:
+        rec.update(summarize(times[id(rec)]))
+        rec["floor_fraction"] = case.kv_bytes / (copy_gbps * 1e3) / rec["median_us"]
+    del ready
+    return records
 
 
 def table(records):

@@ -69,6 +69,10 @@ class Timer:
 
     def time(self, fn, reps, graph=None):
         """Stats of `reps` timed repetitions of graph.replay() (or fn() eagerly when graph is None)."""
+        return summarize(self.samples(fn, reps, graph))
+
+    def samples(self, fn, reps, graph=None):
+        """The times (us) of `reps` timed repetitions, after the warm-up ones: what time() summarizes."""
         replay = graph.replay if graph is not None else fn
         total = WARMUP + reps
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(total)]
@@ -80,7 +84,7 @@ class Timer:
             replay()
             ends[i].record()
         torch.cuda.synchronize()
-        return summarize([s.elapsed_time(e) * 1e3 for s, e in list(zip(starts, ends))[WARMUP:]])
+        return [s.elapsed_time(e) * 1e3 for s, e in list(zip(starts, ends))[WARMUP:]]
 
 
 def _time_copy(timer, reps, bytes_each):
