@@ -63,6 +63,20 @@ def test_a_plan_runs_again_as_lengths_grow(generator):
         lengths.clamp_(max=64)
 
 
+def test_a_plan_takes_stream_k_grid_and_matches_float64_on_it(generator):
+    q = uniform((2, 1, 8, 64), torch.float16, generator)
+    k, v, _ = make_cache("token-major", 2, 1024, 2, 64, torch.float16, generator)
+    lengths = torch.tensor([1000, 700], dtype=torch.int32)
+    for grid in (3, 7):
+        plan = leanattn.DecodePlan(q, k, v, strategy="stream-k", grid=grid)
+        assert plan.to_dict()["grid"] == grid
+        out = torch.full_like(q, float("nan"))
+        plan.run(q, k, v, lengths, out=out)
+        assert rel_l2(out, reference(q, k, v, lengths)[0]) <= 1e-3, grid
+    with pytest.raises(ValueError, match="grid"):
+        leanattn.DecodePlan(q, k, v, strategy="no-split", grid=3)
+
+
 def test_the_result_is_bitwise_identical_run_to_run(generator):
     q = uniform((4, 1, 8, 64), torch.bfloat16, generator)
     k, v, _ = make_cache("token-major", 4, 1000, 4, 64, torch.bfloat16, generator)
