@@ -69,6 +69,12 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
                     if (runs[i].strategy == d.strategy && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], d.margin))) chosen = i;
                 }
             }
+            // Stream-k of one whole output per CTA is no-split's plan: auto takes no-split's run of it (strategy_choice.cpp).
+            if (runs[chosen].strategy == Strategy::stream_k && plan_kind(planned.plans[chosen]) == Strategy::no_split) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    if (runs[i].strategy == Strategy::no_split) chosen = i;
+                }
+            }
             double best = runs[begin].measured_us;
             for (std::size_t i = begin; i < end; ++i) best = std::min(best, runs[i].measured_us);
             const double picked = runs[chosen].measured_us;

@@ -6,7 +6,7 @@
 // such grid that fits and at the full, three-quarter and half grid, and last, for KV heads of 9-16 rows, stream-k on
 // two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
-// its margin: no-split 3%, fixed-split 5%, stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double
+// its margin: no-split 3% (or any time stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%, stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double
 // or one wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //

@@ -283,6 +283,28 @@ TEST_CASE("a few long MQA outputs: auto weighs the split count that fills the SM
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).candidates.size() == 3);
 }
 
+TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes no-split for it, at the same predicted time") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
+    // Llama-3.1-405B, 8 requests of 4k tokens, 4 new tokens each: 256 outputs of 16 rows, whose aligned stream-k plan is
+    // one whole output per CTA (measured on an H100: 108 us as stream-k, 70 as no-split, the same CTAs).
+    const Problem p = with_q_len(decode_shape(8, 128, 8, 128, 4096), 4);
+    for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
+        const sim::StrategyChoice c = sim::choose_strategy(p, h100, host, 2, PlanOptions{}, true, weighing);
+        REQUIRE(c.candidates.size() >= 2);
+        CHECK(c.candidates[0].options.strategy == Strategy::stream_k);
+        CHECK(c.candidates[0].grid == p.outputs());  // one whole output per CTA
+        CHECK(c.candidates[1].predicted_us == c.candidates[0].predicted_us);
+        CHECK(c.options.strategy == Strategy::no_split);
+        CHECK(c.predicted_us == c.candidates[0].predicted_us);
+    }
+    // Where stream-k's plan splits outputs, no-split still has to win by its margin.
+    const Problem split = decode_shape(1, 32, 8, 128, 16384);
+    const sim::StrategyChoice d = sim::choose_strategy(split, h100, host, 2);
+    CHECK(d.candidates[0].grid != split.outputs());
+    CHECK(d.options.strategy != Strategy::no_split);
+}
+
 TEST_CASE("KV heads of 16 rows: auto weighs them as two 8-row tiles last, and takes that unless predicted slower by its margin") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
