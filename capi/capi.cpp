@@ -54,6 +54,16 @@ const char* leanattn_last_error(void) { return capi::last_error(); }
 const char* leanattn_version(void) { return LEANATTN_VERSION; }
 int leanattn_has_cuda(void) { return capi::gpu::built() ? 1 : 0; }
 
+namespace {
+
+// The timing keys a plan for the current GPU is made with (the aligned rule's cost model reads them): the named device
+// file's, else h100-sxm's, as the CLI's `cuda` commands and auto's kernel model default to. (Left at the built-in
+// defaults, a plan here could differ from the one `cuda bench` timed and from the one auto weighed: Llama-3.1-405B
+// B=8 4k q_len 4 was planned on 132 CTAs instead of one whole output on each of 256, 108 us against 71.)
+DeviceTiming planner_timing(const char* named) { return app::load_device(named != nullptr ? named : "h100-sxm").timing; }
+
+}  // namespace
+
 leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_dtype dtype, leanattn_device_kind device,
                                      const leanattn_plan_options* options, leanattn_plan** plan) {
     return capi::guarded([&] {
@@ -68,7 +78,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         switch (device) {
             case LEANATTN_DEVICE_CPU: spec = named != nullptr ? app::load_device(named) : DeviceSpec{}; break;
             case LEANATTN_DEVICE_CUDA:
-                spec = capi::gpu::live_device(gpu, p, type, named != nullptr ? app::load_device(named).timing : DeviceTiming{});
+                spec = capi::gpu::live_device(gpu, p, type, planner_timing(named));
                 break;
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
         }
@@ -83,7 +93,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             plan_options = choice.options;
             if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
                 p.tile_rows = choice.tile_rows;
-                if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, named != nullptr ? app::load_device(named).timing : DeviceTiming{});
+                if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, planner_timing(named));
             }
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.

@@ -139,3 +139,14 @@ def test_a_host_lengths_step_gives_the_device_lengths_bits(strategy, generator):
     checked = plan.run(q, k, v, lengths, table)  # reads the lengths back: a host-lengths step
     assert torch.equal(device_step, host_step) and torch.equal(device_step, checked)
     assert rel_l2(host_step, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.bfloat16]
+
+
+def test_a_plan_for_the_gpu_defaults_to_h100_sxm_timing_as_the_cli_and_auto_do(generator):
+    # Llama-3.1-405B at 8 requests of 4k tokens, 4 new tokens each: 256 outputs of 16 rows, whose aligned stream-k plan
+    # under h100-sxm's timing is one whole output on each of 256 CTAs (what `cuda bench` times); the built-in defaults
+    # planned 132 CTAs there (108 us against 71).
+    q = uniform((8, 4, 128, 128), torch.float16, generator, "cuda")
+    k = torch.empty((8, 4096, 8, 128), dtype=torch.float16, device="cuda")
+    default = leanattn.DecodePlan(q, k, k, strategy="stream-k").to_dict()
+    named = leanattn.DecodePlan(q, k, k, strategy="stream-k", device="h100-sxm").to_dict()
+    assert default["grid"] == named["grid"] == 256
