@@ -68,9 +68,9 @@ private:
         }
         if (tile_rows == 0 && o.strategy == Strategy::no_split && candidate.simulated) no_split_us_ = candidate.predicted_us;
         choice_.candidates.push_back(candidate);
-        // No-split's plan run as stream-k (one whole output per CTA) is no-split's in the model, not on the GPU: no-split's
-        // own kernel path ran it up to 1.5x faster (Llama-3.1-405B B=8 4k q_len 4, 256 CTAs: 70 us against 108), never
-        // slower beyond noise; so no-split takes it.
+        // No-split's plan run as stream-k (one whole output per CTA) is no-split's in the model; on an H100 no-split's own
+        // kernel path ran it as fast (0.99-1.00x in `cuda bench`) or faster (1.20x on a ragged batch of 384 such CTAs,
+        // the calibration's training sweep), never slower beyond noise; so no-split takes it.
         if (choice_.candidates.size() == 1 || same_as_choice || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_runs_as_no_split_ = tile_rows == 0 && o.strategy == Strategy::stream_k && runs_as_no_split(plan);
             choice_.options = o;
