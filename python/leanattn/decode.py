@@ -131,6 +131,10 @@ class DecodePlan:
 
     grid: stream-k's CTAs; 0 lets stream_k_rule choose (the aligned rule's grid by default).
 
+    device: the device file (a name of `leanattn devices` or a .json path) whose timing keys the planner's cost model
+    reads; None: h100-sxm's on CUDA tensors (as the CLI's `cuda` commands), the built-in figures on the CPU. The SMs a
+    CUDA plan fills are always the GPU's own.
+
     lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
     "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without
     host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan."""
