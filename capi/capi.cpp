@@ -54,16 +54,6 @@ const char* leanattn_last_error(void) { return capi::last_error(); }
 const char* leanattn_version(void) { return LEANATTN_VERSION; }
 int leanattn_has_cuda(void) { return capi::gpu::built() ? 1 : 0; }
 
-namespace {
-
-// The timing keys a plan for the current GPU is made with (the aligned rule's cost model reads them): the named device
-// file's, else h100-sxm's, as the CLI's `cuda` commands and auto's kernel model default to. (Left at the built-in
-// defaults, a plan here could differ from the one `cuda bench` timed and from the one auto weighed: Llama-3.1-405B
-// B=8 4k q_len 4 was planned on 132 CTAs instead of one whole output on each of 256, 108 us against 71.)
-DeviceTiming planner_timing(const char* named) { return app::load_device(named != nullptr ? named : "h100-sxm").timing; }
-
-}  // namespace
-
 leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_dtype dtype, leanattn_device_kind device,
                                      const leanattn_plan_options* options, leanattn_plan** plan) {
     return capi::guarded([&] {
@@ -74,26 +64,31 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         PlanOptions plan_options = capi::to_plan_options(options);
         const char* named = options != nullptr ? options->device : nullptr;
         const int gpu = options != nullptr ? options->cuda_device : 0;
+        // The device file a plan's costs and auto's kernel model come from: the named one, else h100-sxm (the GPU the
+        // models were fitted on, the CLI's `cuda` commands' default). A CUDA plan takes its timing keys from it, not the
+        // built-in defaults, so that it is the plan `cuda bench` timed and auto weighed (with the defaults Llama-3.1-405B
+        // B=8 4k q_len 4 went on 132 CTAs instead of one whole output on each of 256: 108 us against 71).
+        const bool reads_file = named != nullptr || device == LEANATTN_DEVICE_CUDA || capi::wants_auto(options);  // a CPU plan needs none
+        const DeviceSpec described = reads_file ? app::load_device(named != nullptr ? named : "h100-sxm") : DeviceSpec{};
         DeviceSpec spec;
         switch (device) {
-            case LEANATTN_DEVICE_CPU: spec = named != nullptr ? app::load_device(named) : DeviceSpec{}; break;
+            case LEANATTN_DEVICE_CPU: spec = named != nullptr ? described : DeviceSpec{}; break;
             case LEANATTN_DEVICE_CUDA:
-                spec = capi::gpu::live_device(gpu, p, type, planner_timing(named));
+                spec = capi::gpu::live_device(gpu, p, type, described.timing);
                 break;
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
         }
         const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
         if (capi::wants_auto(options)) {
-            // The kernel model comes from the named device file, else h100-sxm's (the GPU it was fitted on); the
-            // plans are weighed on the device the plan is made for (this GPU's SMs and occupancy, or the CPU's).
-            DeviceSpec model_device = app::load_device(named != nullptr ? named : "h100-sxm");
+            // The plans are weighed on the device the plan is made for (this GPU's SMs and occupancy, or the CPU's).
+            DeviceSpec model_device = described;
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
             const sim::StrategyChoice choice = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths).choice;
             plan_options = choice.options;
             if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
                 p.tile_rows = choice.tile_rows;
-                if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, planner_timing(named));
+                if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, described.timing);
             }
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.

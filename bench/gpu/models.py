@@ -166,7 +166,6 @@ def measure(case, timer, reps, copy_gbps):
     for rec, _, _ in ready:
         rec.update(summarize(times[id(rec)]))
         rec["floor_fraction"] = case.kv_bytes / (copy_gbps * 1e3) / rec["median_us"]
-    del ready
     return records
 
 
