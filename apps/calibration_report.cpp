@@ -48,6 +48,12 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         c.grids_matching += planned.grid_matches[i] ? 1 : 0;
     }
     c.small_model = sim::summarize_errors(predicted_us, runs, small);
+    for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+        std::vector<bool> mine(runs.size());
+        for (std::size_t i = 0; i < runs.size(); ++i) mine[i] = runs[i].strategy == s;
+        const sim::ErrorSummary e = sim::summarize_errors(predicted_us, runs, mine);
+        if (e.runs > 0) c.by_strategy.emplace_back(std::string(strategy_name(s)), e);
+    }
     c.small_roofline = sim::summarize_errors(roofline, runs, small);
 
     std::vector<double> auto_times;
@@ -106,7 +112,17 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             if (gap > std::max({0.01, same_plan_spread, order[0]->noise, order[1]->noise})) {
                 ++c.fastest_decided;
                 const std::size_t predicted = sim::fastest_run(predicted_us, runs, begin, end);
-                c.fastest_right += plan_kind(planned.plans[predicted]) == plan_kind(planned.plans[order[0]->fastest]) ? 1 : 0;
+                const std::size_t measured = order[0]->fastest;
+                if (plan_kind(planned.plans[predicted]) == plan_kind(planned.plans[measured])) {
+                    ++c.fastest_right;
+                } else {
+                    std::ostringstream line;
+                    line << std::fixed << std::setprecision(1) << strategy_name(runs[measured].strategy) << " ran " << runs[measured].measured_us << " us, "
+                         << 100.0 * gap << "% ahead of the runner-up; predicted first: " << strategy_name(runs[predicted].strategy) << " ("
+                         << std::showpos << 100.0 * (predicted_us[predicted] / predicted_us[measured] - 1.0) << std::noshowpos << "% against "
+                         << strategy_name(runs[measured].strategy) << ")  " << runs[begin].label;
+                    c.fastest_wrong.push_back(line.str());
+                }
             }
         }
         begin = end;
@@ -143,6 +159,12 @@ nlohmann::ordered_json summary_json(const sim::ErrorSummary& s) {
     return {{"runs", s.runs}, {"median", s.median}, {"p95", s.p95}, {"worst", s.worst}, {"median_signed", s.median_signed}};
 }
 
+nlohmann::ordered_json by_strategy_json(const CalibrationCheck& c) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& [name, e] : c.by_strategy) j[name] = summary_json(e);
+    return j;
+}
+
 }  // namespace
 
 void write_check_text(std::ostream& out, const CalibrationCheck& c) {
@@ -151,12 +173,17 @@ void write_check_text(std::ostream& out, const CalibrationCheck& c) {
         << percent(c.model.worst) << "   (signed median " << percent(c.model.median_signed) << ")\n"
         << "  under 64 MB (" << c.small_model.runs << " runs): model median " << percent(c.small_model.median) << ", p95 " << percent(c.small_model.p95)
         << "; roofline median " << percent(c.small_roofline.median) << ", p95 " << percent(c.small_roofline.p95) << "\n"
+        << "  by strategy:";
+    for (const auto& [name, e] : c.by_strategy) out << "  " << name << " median " << percent(e.median) << " (signed " << percent(e.median_signed) << ")";
+    out << "\n"
         << "  waves exact: " << c.grids_matching << " of " << c.runs << " remade plans have the GPU's grid\n"
         << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise\n"
         << "  --strategy auto: within 3% of the best measured on " << c.auto_within_3pct << " of " << c.auto_problems << " problems (worst "
         << percent(c.auto_worst_loss) << " slower); " << std::fixed << std::setprecision(1) << c.auto_host_us << " us of host time per choice (median)\n"
         << "  worst runs:\n";
     for (const std::string& w : c.worst) out << "    " << w << "\n";
+    if (!c.fastest_wrong.empty()) out << "  fastest strategy wrong:\n";
+    for (const std::string& w : c.fastest_wrong) out << "    " << w << "\n";
 }
 
 nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
@@ -165,11 +192,13 @@ nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
             {"runs", c.runs},
             {"error", summary_json(c.model)},
             {"under_64mb", {{"model", summary_json(c.small_model)}, {"roofline", summary_json(c.small_roofline)}}},
+            {"by_strategy", by_strategy_json(c)},
             {"grids_matching", c.grids_matching},
             {"fastest_right", c.fastest_right},
             {"fastest_decided", c.fastest_decided},
             {"auto", {{"within_3pct", c.auto_within_3pct}, {"problems", c.auto_problems}, {"worst_loss", c.auto_worst_loss}, {"host_us_median", c.auto_host_us}}},
-            {"worst", c.worst}};
+            {"worst", c.worst},
+            {"fastest_wrong", c.fastest_wrong}};
 }
 
 }  // namespace leanattn::app

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/calibration.hpp"
@@ -18,6 +19,7 @@ namespace leanattn::app {
 struct CalibrationCheck {
     std::string title;
     sim::ErrorSummary model, small_model, small_roofline;  // small: K+V under 64 MB
+    std::vector<std::pair<std::string, sim::ErrorSummary>> by_strategy;  // the model's errors over each strategy's runs
     std::size_t grids_matching = 0, runs = 0;
     std::size_t fastest_right = 0, fastest_decided = 0;  // problems whose measured gap exceeds noise
     std::size_t problems = 0;
@@ -26,6 +28,7 @@ struct CalibrationCheck {
     std::size_t auto_within_3pct = 0, auto_problems = 0;
     double auto_worst_loss = 0.0, auto_host_us = 0.0;
     std::vector<std::string> worst;  // the worst runs, one line each
+    std::vector<std::string> fastest_wrong;  // each decided problem whose fastest strategy the model got wrong, one line each
 };
 
 // `copy_gbps`: the device's copy bandwidth for the roofline.

@@ -86,11 +86,19 @@ TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every rema
     CHECK(c["auto"]["within_3pct"].get<int>() <= 100);
     CHECK(c["auto"]["worst_loss"].get<double>() >= 0.0);
     CHECK(c["worst"].size() == 8);
+    // The problems whose fastest strategy the model got wrong, one line each, as many as it missed.
+    CHECK(c["fastest_wrong"].size() == c["fastest_decided"].get<std::size_t>() - c["fastest_right"].get<std::size_t>());
+    // The error over each strategy's runs: 100 each, and the three together are the whole sweep's runs.
+    for (const char* s : {"stream-k", "fixed-split", "no-split"}) {
+        CHECK(c["by_strategy"][s]["runs"] == 100);
+        CHECK(c["by_strategy"][s]["median"].get<double>() <= c["by_strategy"][s]["worst"].get<double>());
+    }
 
     // Two rounds of one sweep: the same runs, named as rounds; text by default.
     const auto two = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + heldout2);
     REQUIRE(two.exit_code == 0);
-    CHECK_THAT(two.out, Catch::Contains("2 rounds") && Catch::Contains("100 problems, 300 runs") && Catch::Contains("waves exact: 300 of 300"));
+    CHECK_THAT(two.out, Catch::Contains("2 rounds") && Catch::Contains("100 problems, 300 runs") && Catch::Contains("waves exact: 300 of 300") &&
+                            Catch::Contains("by strategy:  stream-k median"));
 }
 
 TEST_CASE("calibrate --check replays a fixed-split run at the split count it ran (the record's \"splits\")") {
@@ -139,9 +147,13 @@ TEST_CASE("the check's fastest strategy: runs of one plan (no-split's, under str
     const app::CalibrationCheck right = check(20.0);
     CHECK(right.fastest_decided == 1);
     CHECK(right.fastest_right == 1);
+    CHECK(right.fastest_wrong.empty());
     const app::CalibrationCheck wrong = check(14.0);  // fixed-split predicted fastest
     CHECK(wrong.fastest_decided == 1);
     CHECK(wrong.fastest_right == 0);
+    // Named in the report: what ran fastest, by how much, and what the model put first instead.
+    REQUIRE(wrong.fastest_wrong.size() == 1);
+    CHECK_THAT(wrong.fastest_wrong[0], Catch::StartsWith("stream-k ran 14.5 us, 35.2% ahead of the runner-up; predicted first: fixed-split (-6.7% against stream-k)"));
     // Two plans within the noise the same plan shows (2%): not decided.
     runs[1].measured_us = 14.7;
     const sim::PlannedRuns close = sim::plan_runs(runs, device, kernel);
