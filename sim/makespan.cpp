@@ -184,6 +184,9 @@ public:
         return t;
     }
 
+    // Least time for some CTA of `ctas` to read its share of `bytes` (at least the mean) at the fastest SM's rate alone.
+    double busiest_cta_ns(double bytes, std::int64_t ctas) const { return bytes / static_cast<double>(ctas) / fastest_ * alone_ns_; }
+
     // A lower bound of how long `launch` runs (the three above).
     double launch_ns(const SharedLaunch& launch) {
         const std::int64_t grid = launch.grid(), sms = memory_.sms(), programs = launch.programs.grid();
@@ -594,6 +597,13 @@ MakespanModel::MakespanModel(const KernelModel& kernel, const DeviceSpec& device
       player_(std::make_unique<Player>(memory_, *bound_)) {}
 
 MakespanModel::~MakespanModel() = default;
+
+double MakespanModel::lower_bound_ns(double bytes, std::int64_t ctas) const {
+    if (device_.ctas_per_sm != 1 || ctas <= 0) return kernel_.launch_ns;  // several CTAs per SM: no bound of this kind
+    const std::int64_t sms = std::min(ctas, device_.sms);
+    return kernel_.launch_ns + bound_rounding * std::max(bound_->resources_ns(bytes, static_cast<double>(ctas) * kernel_.cta_setup_ns, sms),
+                                                         kernel_.cta_setup_ns + bound_->busiest_cta_ns(bytes, ctas));
+}
 
 bool MakespanModel::models(const KernelModel& kernel, const DeviceSpec& device) const { return kernel == kernel_ && device == device_; }
 

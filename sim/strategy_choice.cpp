@@ -24,7 +24,8 @@ class Weigher {
 public:
     Weigher(const Problem& problem, const DeviceSpec& planned, const KernelModel& kernel, std::int64_t bytes_per_element, const PlanOptions& base,
             Weighing weighing)
-        : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing) {}
+        : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
+          kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
 
     // Weighs one plan of the problem; returns it.
     Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
@@ -35,6 +36,29 @@ public:
         Schedule plan = planner_.make(o);
         consider(plan, o, margin, 0);
         return plan;
+    }
+
+    // Weighs the plan of `strategy` at `splits` or `grid` (the parameters a default plan did not choose) unless no plan
+    // of so many CTAs could beat the choice so far by `margin`: then it holds that bound, not simulated, and is never
+    // made (MakespanModel::lower_bound_ns: the K and V every plan reads, on at most that many SMs). Most such plans
+    // lose on large problems, where making one (stream-k's search at a grid) costs more than weighing it.
+    void weigh_unless_bounded(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
+        if (weighing_ == Weighing::bounded && !choice_.candidates.empty()) {
+            const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * splits : grid;
+            const double least = model_.lower_bound_ns(kv_bytes_, ctas);
+            if (least >= limit(margin)) {
+                PlanOptions o = base_;
+                o.strategy = strategy;
+                o.splits = splits;
+                o.grid = grid;
+                StrategyCandidate candidate{o, strategy == Strategy::stream_k ? grid : ctas, strategy == Strategy::fixed_split ? splits : 1};
+                candidate.predicted_us = least / 1e3;
+                candidate.simulated = false;
+                choice_.candidates.push_back(candidate);
+                return;
+            }
+        }
+        (void)weigh(strategy, splits, grid, margin);
     }
 
     // Weighs `strategy`'s default plan of the problem cut into output tiles of `tile_rows` query rows.
@@ -61,6 +85,9 @@ private:
             candidate.predicted_us = model_.makespan_ns(plan, bytes_) / 1e3;
         } else if (tile_rows == 0 && runs_as_no_split(plan) && no_split_us_ > 0.0) {
             candidate.predicted_us = no_split_us_;  // the very plan no-split is
+        } else if (const double least = model_.lower_bound_ns(kv_bytes_, plan.grid); least >= limit(margin)) {
+            candidate.predicted_us = least / 1e3;  // ruled out before its CTAs' programs are built
+            candidate.simulated = false;
         } else {
             const BoundedMakespan t = model_.makespan_below(plan, bytes_, limit(margin));
             candidate.predicted_us = t.ns / 1e3;
@@ -91,6 +118,8 @@ private:
     PlanOptions base_;
     Weighing weighing_;
     StrategyChoice choice_;
+    double kv_bytes_;           // the problem's K and V: what every plan reads at least
+    std::int64_t outputs_;      // the problem's output tiles
     double no_split_us_ = 0.0;  // no-split's simulated time once weighed (0: not yet, or ruled out by a bound)
     bool choice_runs_as_no_split_ = false;  // the choice so far is stream-k of one whole output per CTA
 };
@@ -124,8 +153,8 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // the model predicts them 10% ahead of the best of those, as the other grids below: on kernel v20 the model
     // preferred half the splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower
     // than stream-k (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto).
-    if (vary_parameters && heuristic >= 4) w.weigh(Strategy::fixed_split, heuristic / 2, 0, 0.10);
-    if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh(Strategy::fixed_split, heuristic * 2, 0, 0.10);
+    if (vary_parameters && heuristic >= 4) w.weigh_unless_bounded(Strategy::fixed_split, heuristic / 2, 0, 0.10);
+    if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh_unless_bounded(Strategy::fixed_split, heuristic * 2, 0, 0.10);
     const std::int64_t slots = planned.resident_ctas();
     // The split count that fills the resident CTAs once (one wave, no second): FlashAttention-2's count aims at waves
     // of the SMs, which for a few long outputs means several waves of short splits and a long reduction; measured on
@@ -135,7 +164,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     const std::int64_t outputs = plan::outputs(stream_k.view());
     const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>(slots / outputs, 128) : 0;
     if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2 && one_wave != heuristic * 2)
-        w.weigh(Strategy::fixed_split, one_wave, 0, 0.10);
+        w.weigh_unless_bounded(Strategy::fixed_split, one_wave, 0, 0.10);
     if (!vary_parameters || base.grid != 0) return w.take();
     // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
     // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
@@ -143,14 +172,14 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
     // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
     std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
-    if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, whole, tie);
+    if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh_unless_bounded(Strategy::stream_k, 0, whole, tie);
     else whole = 0;  // not weighed
     // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with
     // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
     // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
     // (MQA shapes), and lost up to 5% where it predicted 3-7% (bench/results/raw/gpu-2026-11-24-grid-check).
     for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
-        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh(Strategy::stream_k, 0, grid, 0.10);
+        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh_unless_bounded(Strategy::stream_k, 0, grid, 0.10);
     }
     // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why, half_tile_margin at what margin), unless the caller chose
     // the tile's rows.

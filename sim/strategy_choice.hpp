@@ -10,11 +10,13 @@
 // or one wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //
-// What it costs (bench_auto_speed, the 100 held-out problems of the v20 H100 sweep, one core): a median of
-// 0.24-0.27 ms (0.6 ms before the weighing was bounded). A plan that cannot win is played only until a sound lower
-// bound of its makespan rules it out, or not at all (Weighing below): the choice and its predicted time are those of
-// playing every plan in full. What remains is the winner's play, stream-k's search (its grids are searched once for
-// all stream-k candidates: core's Planner) and the losers' plays up to their bounds.
+// What it costs (bench_auto_speed, the 100 held-out problems of the H100 sweep, one core of a 2-core machine): a
+// median of 0.12-0.14 ms (0.18-0.24 ms before the plan-free bound, 0.6 ms before the weighing was bounded). A plan
+// that cannot win is not made at all where a bound that needs no plan rules it out (MakespanModel::lower_bound_ns:
+// the K and V any plan reads, on that many CTAs), else played only until a sound lower bound of its makespan rules
+// it out, or not at all (Weighing below): the choice and its predicted time are those of playing every plan in full.
+// What remains is the winner's play, stream-k's search (its grids are searched once for all stream-k candidates:
+// core's Planner) and the losers' plays up to their bounds.
 #pragma once
 
 #include <cstdint>

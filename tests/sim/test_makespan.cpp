@@ -146,3 +146,18 @@ TEST_CASE("makespan_below: the makespan where it stays below the limit, else a l
     CHECK(before_play > 100);  // … half of it often before a single event
     CHECK(played > 0);
 }
+
+TEST_CASE("lower_bound_ns: below the makespan of every plan of that many CTAs, and above the launch where bytes dominate") {
+    int above_launch = 0, plans = 0;
+    for_random_plans(977, [&](int, const Schedule& plan, const sim::KernelModel& kernel, const sim::MakespanModel& model) {
+        const double bytes = static_cast<double>(plan.problem.kv_bytes(2));
+        const double least = model.lower_bound_ns(bytes, plan.grid);
+        CAPTURE(plan.grid, bytes);
+        CHECK(least <= model.makespan_ns(plan, 2));  // sound: what choose_strategy may rule a plan out with, unmade
+        CHECK(least >= kernel.launch_ns);
+        above_launch += least > kernel.launch_ns + kernel.cta_setup_ns ? 1 : 0;
+        ++plans;
+    });
+    CHECK(above_launch > plans / 2);  // not a vacuous bound
+}
+
