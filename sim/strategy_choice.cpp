@@ -29,10 +29,7 @@ public:
 
     // Weighs one plan of the problem; returns it.
     Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
-        PlanOptions o = base_;
-        o.strategy = strategy;
-        o.splits = splits;
-        o.grid = grid;
+        const PlanOptions o = options(strategy, splits, grid);
         Schedule plan = planner_.make(o);
         consider(plan, o, margin, 0);
         return plan;
@@ -47,11 +44,8 @@ public:
             const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * splits : grid;
             const double least = model_.lower_bound_ns(kv_bytes_, ctas);
             if (least >= limit(margin)) {
-                PlanOptions o = base_;
-                o.strategy = strategy;
-                o.splits = splits;
-                o.grid = grid;
-                StrategyCandidate candidate{o, strategy == Strategy::stream_k ? grid : ctas, strategy == Strategy::fixed_split ? splits : 1};
+                StrategyCandidate candidate{options(strategy, splits, grid), strategy == Strategy::stream_k ? grid : ctas,
+                                            strategy == Strategy::fixed_split ? splits : 1};
                 candidate.predicted_us = least / 1e3;
                 candidate.simulated = false;
                 choice_.candidates.push_back(candidate);
@@ -75,6 +69,14 @@ public:
     StrategyChoice take() { return std::move(choice_); }
 
 private:
+    PlanOptions options(Strategy strategy, std::int64_t splits, std::int64_t grid) const {
+        PlanOptions o = base_;
+        o.strategy = strategy;
+        o.splits = splits;
+        o.grid = grid;
+        return o;
+    }
+
     void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows) {
         StrategyCandidate candidate{o, plan.grid, plan.splits};
         candidate.tile_rows = tile_rows;
