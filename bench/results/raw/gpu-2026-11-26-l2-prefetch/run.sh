@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Called as: run(command="bash .devbuild-xz-q63/run.sh $OUT", carry=[".devbuild-xz-q63"], kind="nvidia-h100-x1") at 16:12 UTC; .devbuild-xz-q63 held the CLI and libleanattn.so of 9e8c0b0 with l2-prefetch.patch applied (not committed), and 96abc20-equivalent base builds (kernel v22).
+# Called as: run(command="bash .devbuild-xz-q63/run.sh $OUT", carry=[".devbuild-xz-q63"], kind="nvidia-h100-x1") at 16:12 UTC; .devbuild-xz-q63 held the CLI and libleanattn.so of 0b990e2 with l2-prefetch.patch applied (not committed), and 96abc20-equivalent base builds (kernel v22).
 # cp.async with an L2 prefetch of 256 bytes (`.L2::256B`) against v22 (base: 96abc20's build): does a larger DRAM
 # request per copy raise the streaming rate on bandwidth-bound shapes? ab.sh (host lengths, A B A B, targets and
 # models), then Python's harness on three plans with each library (A B B A), validation of the new build on a few shapes.
