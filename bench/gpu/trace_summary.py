@@ -5,7 +5,8 @@
 
 Per strategy: the makespan; how late the last CTA started; before the first copy, a CTA's wait for the live plan,
 the staging of its arrays and the walker's set-up (traces that carry these marks); streaming per segment (median, slowest) and the
-rate per CTA; the end of a segment by role (a partial's merge and store, a host's wait for its peers and its
+rate per CTA; the streams as a whole (their window from the first start to the last end, the K and V bytes they read
+over it, how many CTAs streamed on average); the end of a segment by role (a partial's merge and store, a host's wait for its peers and its
 merge after the wait, a lone output's store); and the critical path's tail: from the last streaming end
 anywhere to the makespan. Times in us.
 """
@@ -29,6 +30,14 @@ def describe(values):
     return f"median {us(statistics.median(values)):6.2f}  max {us(values[-1]):6.2f}  (n {len(values)})"
 
 
+def streams_together(segs, seg_bytes):
+    """(window ns, bytes, mean CTAs streaming over the window) of the segments' streams."""
+    first, last = min(s["stream"][0] for s in segs), max(s["stream"][1] for s in segs)
+    busy = sum(s["stream"][1] - s["stream"][0] for s in segs)  # a CTA streams one segment at a time
+    window = last - first
+    return window, sum(seg_bytes(s) for s in segs), busy / window if window > 0 else 0.0
+
+
 def summarize(doc):
     p = doc["problem"]
     lines = [f"{doc['device']['name']}: batch {p['batch']}, heads {p['q_heads']}/{p['kv_heads']}, d {p['head_dim']}, "
@@ -40,12 +49,15 @@ def summarize(doc):
         starts = sorted(c["start"] for c in ctas)
         stream = [s["stream"][1] - s["stream"][0] for s in segs]
         last_stream_end = max(s["stream"][1] for s in segs)
+        def seg_bytes(s):
+            return (min(s["end"] * p["tile"], p["ctx"][s["batch"]]) - s["begin"] * p["tile"]) * bytes_per_token
+
         rate = []
         for c in ctas:
-            tokens = sum(min(s["end"] * p["tile"], p["ctx"][s["batch"]]) - s["begin"] * p["tile"] for s in c["segments"])
             busy = sum(s["stream"][1] - s["stream"][0] for s in c["segments"])
             if busy > 0:
-                rate.append(tokens * bytes_per_token / busy)  # bytes per ns = GB/s
+                rate.append(sum(seg_bytes(s) for s in c["segments"]) / busy)  # bytes per ns = GB/s
+        window, streamed, streaming = streams_together(segs, seg_bytes)
         before_first_copy = []
         if all("plan_wait" in c for c in ctas):  # older traces have no plan marks
             before_first_copy = [
@@ -60,6 +72,8 @@ def summarize(doc):
             f"tail after the last stream end {us(k['makespan'] - last_stream_end):5.2f}",
             *before_first_copy,
             f"    stream per segment      {describe(stream)}   per-CTA rate median {statistics.median(rate):5.1f} GB/s" if rate else "",
+            f"    streams together        window {us(window):6.2f}, {streamed / 1e6:7.1f} MB of K and V at "
+            f"{streamed / window / 1e3 if window > 0 else 0.0:5.2f} TB/s, {streaming:5.1f} CTAs streaming on average",
             f"    partial: merge+store    {describe(spans(segs, 'partial', 'merge_store'))}",
             f"    reduce: before the wait {describe(before_wait)}",
             f"    reduce: wait            {describe(spans(segs, 'reduce', 'wait'))}",
