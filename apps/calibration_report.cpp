@@ -48,13 +48,13 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         c.grids_matching += planned.grid_matches[i] ? 1 : 0;
     }
     c.small_model = sim::summarize_errors(predicted_us, runs, small);
+    c.small_roofline = sim::summarize_errors(roofline, runs, small);
     for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
         std::vector<bool> mine(runs.size());
         for (std::size_t i = 0; i < runs.size(); ++i) mine[i] = runs[i].strategy == s;
         const sim::ErrorSummary e = sim::summarize_errors(predicted_us, runs, mine);
         if (e.runs > 0) c.by_strategy.emplace_back(std::string(strategy_name(s)), e);
     }
-    c.small_roofline = sim::summarize_errors(roofline, runs, small);
 
     std::vector<double> auto_times;
     // Problems: consecutive runs with the same label.

@@ -27,11 +27,11 @@ public:
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
           kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
 
-    // Weighs one plan of the problem; returns it.
-    Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
+    // Weighs one plan of the problem; returns it. `bounded`: lower_bound_ns was checked already and did not rule it out.
+    Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin, bool bounded = false) {
         const PlanOptions o = options(strategy, splits, grid);
         Schedule plan = planner_.make(o);
-        consider(plan, o, margin, 0);
+        consider(plan, o, margin, 0, bounded);
         return plan;
     }
 
@@ -52,7 +52,7 @@ public:
                 return;
             }
         }
-        (void)weigh(strategy, splits, grid, margin);
+        (void)weigh(strategy, splits, grid, margin, weighing_ == Weighing::bounded && !choice_.candidates.empty());
     }
 
     // Weighs `strategy`'s default plan of the problem cut into output tiles of `tile_rows` query rows.
@@ -77,7 +77,7 @@ private:
         return o;
     }
 
-    void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows) {
+    void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows, bool bounded = false) {
         StrategyCandidate candidate{o, plan.grid, plan.splits};
         candidate.tile_rows = tile_rows;
         const bool same_as_choice = tile_rows == 0 && o.strategy == Strategy::no_split && choice_runs_as_no_split_;
@@ -87,7 +87,7 @@ private:
             candidate.predicted_us = model_.makespan_ns(plan, bytes_) / 1e3;
         } else if (tile_rows == 0 && runs_as_no_split(plan) && no_split_us_ > 0.0) {
             candidate.predicted_us = no_split_us_;  // the very plan no-split is
-        } else if (const double least = model_.lower_bound_ns(kv_bytes_, plan.grid); least >= limit(margin)) {
+        } else if (const double least = bounded ? 0.0 : model_.lower_bound_ns(kv_bytes_, plan.grid); least >= limit(margin)) {
             candidate.predicted_us = least / 1e3;  // ruled out before its CTAs' programs are built
             candidate.simulated = false;
         } else {

@@ -11,7 +11,7 @@
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //
 // What it costs (bench_auto_speed, the 100 held-out problems of the H100 sweep, one core of a 2-core machine): a
-// median of 0.12-0.14 ms (0.18-0.24 ms before the plan-free bound, 0.6 ms before the weighing was bounded). A plan
+// median of 0.12-0.18 ms (0.18-0.25 ms before the plan-free bound, 0.6 ms before the weighing was bounded). A plan
 // that cannot win is not made at all where a bound that needs no plan rules it out (MakespanModel::lower_bound_ns:
 // the K and V any plan reads, on that many CTAs), else played only until a sound lower bound of its makespan rules
 // it out, or not at all (Weighing below): the choice and its predicted time are those of playing every plan in full.
