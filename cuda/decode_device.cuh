@@ -397,6 +397,29 @@ __device__ inline void merge_row_states(RowState<dims>& into, const RowState<dim
     into.m = mx;
 }
 
+// A thread's `dims` consecutive accumulators in a partial slot, moved as one access of 4, 2 or 1 floats (each thread's
+// first dim is a multiple of dims, and slots start on 16 bytes: partial_slot_floats). Held in 4-byte accesses, a
+// warp's loads of its peers' partials took 4 instructions, each spread over 16-byte steps, where one suffices.
+template <int dims>
+__device__ inline void store_values(float* at, const float (&a)[dims]) {
+    if constexpr (dims == 4) *reinterpret_cast<float4*>(at) = make_float4(a[0], a[1], a[2], a[3]);
+    else if constexpr (dims == 2) *reinterpret_cast<float2*>(at) = make_float2(a[0], a[1]);
+    else at[0] = a[0];
+}
+// The same, read from L2 (ld.global.cg): L1 is not coherent with the peers' stores.
+template <int dims>
+__device__ inline void load_values_cg(const float* at, float (&a)[dims]) {
+    if constexpr (dims == 4) {
+        const float4 v = __ldcg(reinterpret_cast<const float4*>(at));
+        a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+    } else if constexpr (dims == 2) {
+        const float2 v = __ldcg(reinterpret_cast<const float2*>(at));
+        a[0] = v.x, a[1] = v.y;
+    } else {
+        a[0] = __ldcg(at);
+    }
+}
+
 // The end of a segment, once every warp has written its WarpState into its stage memory and the CTA has
 // passed a barrier: merge the CTA's states (SharedStates) in order; then, by the segment's role in the plan,
 // store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials in
@@ -412,7 +435,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
     constexpr int dims = Slice::dims;
     const int rows = p.rows, own_rows = span.rows;  // the slot layout's; this tile's
     const std::int64_t entries = static_cast<std::int64_t>(rows) * D;
-    const std::int64_t slot_floats = entries + 2 * rows;
+    const std::int64_t slot_floats = partial_slot_floats(rows, D);
 
     const bool split = plan::segment_is_split(seg);
     const bool stores_partial = split && (!seg.host || !p.fused);  // for someone else to reduce
@@ -454,8 +477,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
         merge_row_states(acc, rest, States::count - 1);
         if (stores_partial) {
             // A partial: un-scaled a, m, l.
-#pragma unroll
-            for (int k = 0; k < dims; ++k) slot[r * D + d0 + k] = acc.a[k];
+            store_values(slot + r * D + d0, acc.a);
             if (d0 == 0) {
                 slot[entries + r] = acc.m;
                 slot[entries + rows + r] = acc.l;
@@ -475,8 +497,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
                     const float* other = p.partials + (cta + i0 + b) * slot_floats;
                     peers[b].m = __ldcg(other + entries + r);
                     peers[b].l = __ldcg(other + entries + rows + r);
-#pragma unroll
-                    for (int k = 0; k < dims; ++k) peers[b].a[k] = __ldcg(other + r * D + d0 + k);
+                    load_values_cg(other + r * D + d0, peers[b].a);
                 }
                 merge_row_states(acc, peers, count);
             }

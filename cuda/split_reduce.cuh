@@ -39,7 +39,7 @@ template <typename T, int D>
 __device__ __forceinline__ void split_reduce(const DecodeParams& p, const ReduceShare& share, std::int64_t contributors, std::int64_t first) {
     constexpr int batch = 16;
     const std::int64_t entries = static_cast<std::int64_t>(p.rows) * D;  // the slot layout's (decode_device.cuh)
-    const std::int64_t slot_floats = entries + 2 * p.rows;
+    const std::int64_t slot_floats = partial_slot_floats(p.rows, D);
     if (contributors < 2) return;  // written directly by its only split (or, with no live tokens, by none)
     const SegmentSpan span = output_span(p, share.output);  // store_output needs no token
     const std::int64_t e = share.first_value + threadIdx.x;

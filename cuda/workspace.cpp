@@ -9,8 +9,7 @@ std::size_t align_up(std::size_t n) { return (n + workspace_alignment - 1) / wor
 }  // namespace
 
 std::int64_t partial_floats(const Problem& p) {
-    const std::int64_t rows = p.block_rows();
-    return rows * p.head_dim + 2 * rows;
+    return partial_slot_floats(p.block_rows(), p.head_dim);
 }
 
 WorkspaceLayout workspace_layout(const Schedule& plan) {

@@ -14,13 +14,14 @@
 //   split_counts    (outputs)     int32: fixed-split with several splits, a host-lengths step only: each output's
 //                                 splits, written by its first split for the reduce kernel (a step of run()
 //                                 reads the live plan instead)
-//   partials        (grid, rows · head_dim + 2 · rows) fp32: a CTA's un-scaled O, then m, then l (plans
+//   partials        (grid, partial_slot_floats) fp32: a CTA's un-scaled O, then m, then l, padded to 16 bytes (plans
 //                                 whose outputs can have more than one contributor)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "core/host_device.hpp"
 #include "core/schedule.hpp"
 
 namespace leanattn::cuda {
@@ -49,8 +50,12 @@ struct WorkspaceLayout {
 
 inline constexpr std::size_t workspace_alignment = 256;
 
-// Floats of one partial: rows · head_dim accumulators, then rows maxima, then rows sums (rows = the output
-// tile's query rows: group · q_len).
+// Floats of one partial slot: rows · head_dim accumulators, then rows maxima, then rows sums, rounded up to a
+// multiple of 4 so that every slot starts on 16 bytes: the kernels move a thread's 4 consecutive accumulators with
+// one 16-byte access (decode_device.cuh's finish_segment). The kernels compute it from their own row count.
+LEANATTN_HD constexpr std::int64_t partial_slot_floats(std::int64_t rows, std::int64_t head_dim) { return (rows * head_dim + 2 * rows + 3) / 4 * 4; }
+
+// partial_slot_floats of the problem's slots (rows = the output tile's query rows: group · q_len, at most a tile's).
 std::int64_t partial_floats(const Problem& shape);
 
 WorkspaceLayout workspace_layout(const Schedule& plan);

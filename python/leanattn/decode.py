@@ -131,6 +131,10 @@ class DecodePlan:
 
     grid: stream-k's CTAs; 0 lets stream_k_rule choose (the aligned rule's grid by default).
 
+    tile: the LeanTile, stream-k's unit of work, in tokens (a multiple of 16); 0 is 256 at head_dim 64 or less, else
+    128 (the paper's). A CTA's share of the LeanTiles is whole LeanTiles, so few long outputs on many CTAs balance
+    better on smaller ones.
+
     device: the device file (a name of `leanattn devices` or a .json path) whose timing keys the planner's cost model
     reads; None: h100-sxm's on CUDA tensors (as the CLI's `cuda` commands), the built-in figures on the CPU. The SMs a
     CUDA plan fills are always the GPU's own.
@@ -140,13 +144,13 @@ class DecodePlan:
     host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan."""
 
     def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="stream-k", splits=0, grid=0, device=None, stream_k_rule=None,
-                 tile_rows=0, lengths="host"):
+                 tile_rows=0, tile=0, lengths="host"):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
         self.device = q.device
         self.dtype = q.dtype
         problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch),
-                                            tile_rows=tile_rows)
+                                            tile=tile, tile_rows=tile_rows)
         cuda_device = (q.device.index if q.device.index is not None else torch.cuda.current_device()) if q.is_cuda else 0
         _require(lengths in ("host", "device"), ValueError, f"lengths must be \"host\" or \"device\", got {lengths!r}")
         options = L.make_options(strategy, splits, grid, device, cuda_device, stream_k_rule, lengths=lengths)

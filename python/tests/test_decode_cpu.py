@@ -104,6 +104,19 @@ def test_row_blocks_match_float64_and_one_tile(strategy, generator):
         assert torch.equal(out, whole.run(q, k, v, lengths, table))
 
 
+def test_a_smaller_lean_tile_cuts_the_work_finer(generator):
+    # One request of 1000 tokens at head dim 32: the default LeanTile of 256 tokens makes 4 per output, 64 makes 16.
+    q = uniform((1, 1, 4, 32), torch.float32, generator)
+    k, v, table = make_cache("token-major", 1, 1000, 2, 32, torch.float32, generator)
+    lengths = torch.tensor([1000], dtype=torch.int32)
+    default, fine = (leanattn.DecodePlan(q, k, v, table, tile=t).to_dict() for t in (0, 64))
+    assert (default["problem"]["tile"], fine["problem"]["tile"]) == (256, 64)
+    assert fine["total_tiles"] == 4 * default["total_tiles"]
+    out = torch.full_like(q, float("nan"))
+    leanattn.DecodePlan(q, k, v, table, tile=64).run(q, k, v, lengths, table, out=out)
+    assert rel_l2(out, reference(q, k, v, lengths, table)[0]) <= 1e-5
+
+
 def test_schedule_reports_row_blocks():
     plan = leanattn.schedule(heads=71, kv_heads=1, ctx=1000, tile_rows=16, strategy="no-split")
     rows = [(o["first_row"], o["rows"]) for o in plan["outputs"]]

@@ -76,6 +76,11 @@ def test_tile_rows_must_be_an_int_and_not_negative(case):
     raises(ValueError, "tile_rows", lambda: leanattn.DecodePlan(q, k, v, table, tile_rows=-1))
 
 
+def test_tile_must_be_a_multiple_of_16(case):
+    q, k, v, table, _ = case
+    raises(ValueError, "tile", lambda: leanattn.DecodePlan(q, k, v, table, tile=40))
+
+
 def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
     q, k, v, table, lengths = case
     plan = leanattn.DecodePlan(q, k, v, table)

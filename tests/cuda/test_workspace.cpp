@@ -9,12 +9,24 @@
 using namespace leanattn;
 using namespace leanattn::testing;
 
-TEST_CASE("a partial holds rows x head_dim accumulators, then a maximum and a sum per row") {
+TEST_CASE("a partial holds rows x head_dim accumulators, then a maximum and a sum per row, padded to 16 bytes") {
     Problem p;
     p.q_heads = 32, p.kv_heads = 8, p.head_dim = 128, p.q_len = 1;
     CHECK(cuda::partial_floats(p) == 4 * 128 + 2 * 4);
     p.q_len = 3;
     CHECK(cuda::partial_floats(p) == 12 * 128 + 2 * 12);
+    // Falcon-7B: 71 query heads on one KV head in 5 tiles of 15 rows; 15 · 64 + 2 · 15 = 990 floats, padded to 992
+    // so that every slot starts on 16 bytes (the kernels move 4 accumulators at once).
+    p.q_heads = 71, p.kv_heads = 1, p.head_dim = 64, p.q_len = 1;
+    CHECK(cuda::partial_floats(p) == 992);
+    for (std::int64_t rows = 1; rows <= 128; ++rows) {
+        for (std::int64_t d : {64, 96, 128, 256}) {
+            const std::int64_t slot = cuda::partial_slot_floats(rows, d);
+            CHECK(slot % 4 == 0);
+            CHECK(slot >= rows * d + 2 * rows);
+            CHECK(slot < rows * d + 2 * rows + 4);
+        }
+    }
 }
 
 TEST_CASE("the workspace's sections come in order, 256-byte aligned, apart, each big enough, for every plan") {
