@@ -56,6 +56,10 @@ __device__ inline std::int32_t load_acquire(const std::int32_t* flag) {
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(flag) : "memory");
     return value;
 }
+// A shared merge's count of arrivals (finish_segment): one release add per contributor once its partial is stored.
+__device__ inline void add_release(std::int32_t* count, std::int32_t value) {
+    asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(count), "r"(value) : "memory");
+}
 
 // 2^x on the SFU (ex2.approx: 2 ulp, results below 2^-126 flushed to 0), which gives +0 for x = −∞ as the softmax
 // needs. exp2f's exact path (a test for −∞, a branch and a rescale around the same SFU call) cost the
@@ -246,6 +250,12 @@ __device__ inline std::int64_t segment_contributors(const DecodeParams& p, const
     return p.fused && seg.host && !seg.finishing ? plan::host_contributors(plan, cta, seg) : 1;
 }
 
+// A contributor's place in a shared merge (step_table.hpp, TableSegment::share_mask): its rank among its output's
+// `count` contributors, the host first; count 0 where the segment is not part of one.
+struct MergeShare {
+    int rank = 0, count = 0;
+};
+
 // Where a CTA finds its segments, in the order it does them: each kernel's body takes either source and asks it
 // for the segment (output and role), where its data lives, and for a host, how many contributors it reduces.
 //
@@ -259,6 +269,7 @@ struct LiveWork {
     __device__ std::int64_t contributors(const DecodeParams& p, std::int64_t cta) const {
         return segment_contributors(p, walker.plan(), cta, walker.current());
     }
+    __device__ MergeShare merge_share() const { return {}; }  // a step of run(): every host merges its peers itself
 };
 
 // TableWork: CTA g's rows of a StepTable the host made (step_table.hpp), read from the launch's parameters:
@@ -285,6 +296,11 @@ public:
     // What the host wrote for its segment: its output's contributors (1 unless a host of a split output).
     __device__ std::int64_t host_count() const {
         return seg_.host && !seg_.finishing ? step_->segments[at_].role & TableSegment::contributor_mask : 1;
+    }
+    __device__ MergeShare merge_share() const {
+        const std::uint32_t role = step_->segments[at_].role;
+        const int place = static_cast<int>((role & TableSegment::share_mask) >> TableSegment::share_shift);
+        return place == 0 ? MergeShare{} : MergeShare{place - 1, static_cast<int>(role & TableSegment::contributor_mask)};
     }
 
 private:
@@ -420,17 +436,83 @@ __device__ inline void load_values_cg(const float* at, float (&a)[dims]) {
     }
 }
 
+// Merges into `acc` (row r, the thread's dims from d0) the partials of CTAs first, first + 1, …, first + n − 1, in that
+// order, a batch at a time: every load of a batch is issued before the first merge, so a batch costs one L2 round trip.
+template <int D, int dims>
+__device__ inline void merge_partials(RowState<dims>& acc, const DecodeParams& p, std::int64_t first, std::int64_t n, int r, int d0) {
+    constexpr int batch = 8;
+    const std::int64_t entries = static_cast<std::int64_t>(p.rows) * D, slot_floats = partial_slot_floats(p.rows, D);
+#pragma unroll 1
+    for (std::int64_t i0 = 0; i0 < n; i0 += batch) {
+        const int count = static_cast<int>(n - i0 < batch ? n - i0 : batch);
+        RowState<dims> peers[batch];
+#pragma unroll
+        for (int b = 0; b < batch; ++b) {
+            if (b >= count) continue;
+            // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
+            const float* other = p.partials + (first + i0 + b) * slot_floats;
+            peers[b].m = __ldcg(other + entries + r);
+            peers[b].l = __ldcg(other + entries + p.rows + r);
+            load_values_cg(other + r * D + d0, peers[b].a);
+        }
+        merge_row_states(acc, peers, count);
+    }
+}
+
+// A shared merge (MergeShare), once this contributor's partial is stored and its CTA has passed a barrier: it
+// announces its partial on the host's flag, which counts arrivals, waits until every contributor has, then merges
+// rows rank, rank + count, … of the output from all their partials, the host's first and then its peers' in plan
+// order. Those are the very operations a host merging alone does on the same values, so the output has the same
+// bits, and the merge takes one contributor's share of the rows instead of all of them: a host merging 15 peers
+// alone spent 2.6 us after its wait on an H100 (Falcon-7B B=1 16k, 16 CTAs per output), while its peers had ended.
+template <typename T, int D, int ROWS, bool Trace>
+__device__ void merge_shared(const DecodeParams& p, const SegmentSpan& span, std::int64_t cta, const MergeShare& share, CtaTrace<Trace>& trace) {
+    using Slice = RowSlice<ROWS, D>;
+    constexpr int dims = Slice::dims;
+    const std::int64_t host = cta - share.rank;
+    std::int32_t* const arrivals = p.flags + host;
+    trace.wait_begin();
+    if (threadIdx.x == 0) {
+        // The barrier before orders the CTA's partial stores before this release (finish_segment says why that
+        // suffices). The count was 0 when the launch began, as a flag is.
+        add_release(arrivals, 1);
+        for (int polls = 0; load_acquire(arrivals) < share.count; ++polls) {
+            if (polls >= 64) __nanosleep(32);
+        }
+        // Every contributor has arrived. Each adds one more on leaving, and the last to leave lowers the count to
+        // 0 for the next run: no contributor reads it after leaving.
+        if (atomicAdd(arrivals, 1) == 2 * share.count - 1) atomicExch(arrivals, 0);
+    }
+    __syncthreads();
+    trace.wait_end();
+    const std::int64_t entries = static_cast<std::int64_t>(p.rows) * D;
+    const float* const first = p.partials + host * partial_slot_floats(p.rows, D);
+    const int d0 = static_cast<int>(threadIdx.x % Slice::lanes_per_row) * dims;
+#pragma unroll 1
+    for (int j0 = 0; share.rank + j0 * share.count < span.rows; j0 += Slice::rows_per_pass) {
+        const int r = share.rank + (j0 + static_cast<int>(threadIdx.x) / Slice::lanes_per_row) * share.count;
+        if (threadIdx.x >= Slice::active || r >= span.rows) continue;
+        RowState<dims> acc;
+        acc.m = __ldcg(first + entries + r);
+        acc.l = __ldcg(first + entries + p.rows + r);
+        load_values_cg(first + r * D + d0, acc.a);
+        merge_partials<D>(acc, p, host + 1, share.count - 1, r, d0);
+        store_output<T>(p, span, r, d0, acc.m, acc.l, acc.a);
+    }
+}
+
 // The end of a segment, once every warp has written its WarpState into its stage memory and the CTA has
 // passed a barrier: merge the CTA's states (SharedStates) in order; then, by the segment's role in the plan,
 // store a partial and release the flag, or (host) acquire each peer's flag and merge the peers' partials in
-// plan order, and write O and the LSE. The reduction order is fixed by the plan: bitwise reproducible.
+// plan order, and write O and the LSE; in a shared merge (`share`), every contributor stores its partial and then
+// merges its share of the rows (merge_shared). The reduction order is fixed by the plan: bitwise reproducible.
 // A partial slot holds rows · D un-scaled accumulators, then rows maxima, then rows sums (rows = p.rows, the
 // fullest tile's count: workspace.hpp's partial_floats); a tile of fewer rows (span.rows) leaves their ends unused.
 // The code here runs once per segment, from a cold instruction cache: it is kept short (no per-value
 // exponentials, loops over peers not unrolled beyond one batch of loads).
 template <typename T, int D, int ROWS, bool Trace, typename States>
 __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const SegmentSpan& span, std::int64_t cta, std::int64_t contributors,
-                               const States& states, CtaTrace<Trace>& trace) {
+                               const MergeShare& share, const States& states, CtaTrace<Trace>& trace) {
     using Slice = RowSlice<ROWS, D>;
     constexpr int dims = Slice::dims;
     const int rows = p.rows, own_rows = span.rows;  // the slot layout's; this tile's
@@ -438,7 +520,8 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
     const std::int64_t slot_floats = partial_slot_floats(rows, D);
 
     const bool split = plan::segment_is_split(seg);
-    const bool stores_partial = split && (!seg.host || !p.fused);  // for someone else to reduce
+    const bool shared = share.count > 0;  // then every contributor, the host too, stores its partial, then merges a share
+    const bool stores_partial = split && (!seg.host || !p.fused || shared);  // for someone else to reduce
     float* const slot = p.partials + cta * slot_floats;
     if (split && !stores_partial) {
         // Host: this CTA, whose peers are the next CTAs. Acquire every peer's flag at once (thread i waits
@@ -484,24 +567,7 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
             }
             continue;
         }
-        if (split) {
-            constexpr int batch = 8;
-#pragma unroll 1
-            for (std::int64_t i0 = 1; i0 < contributors; i0 += batch) {
-                const int count = static_cast<int>(contributors - i0 < batch ? contributors - i0 : batch);
-                RowState<dims> peers[batch];
-#pragma unroll
-                for (int b = 0; b < batch; ++b) {
-                    if (b >= count) continue;
-                    // Read from L2 (ld.cg): L1 is not coherent with the peers' stores.
-                    const float* other = p.partials + (cta + i0 + b) * slot_floats;
-                    peers[b].m = __ldcg(other + entries + r);
-                    peers[b].l = __ldcg(other + entries + rows + r);
-                    load_values_cg(other + r * D + d0, peers[b].a);
-                }
-                merge_row_states(acc, peers, count);
-            }
-        }
+        if (split) merge_partials<D>(acc, p, cta + 1, contributors - 1, r, d0);
         store_output<T>(p, span, r, d0, acc.m, acc.l, acc.a);
     }
     if (stores_partial && p.fused) {
@@ -515,7 +581,8 @@ __device__ void finish_segment(const DecodeParams& p, const Segment& seg, const 
         // waiting host can never see a 1 left from another run: no epoch, and a replayed CUDA graph (whose
         // kernel parameters never change) stays correct.
         __syncthreads();
-        if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
+        if (shared) merge_shared<T, D, ROWS>(p, span, cta, share, trace);
+        else if (threadIdx.x == 0) store_release(p.flags + cta, flag_set);
     }
     // fixed-split: the reduce kernel reads the partials in a later launch (kernel boundary = ordering).
 }

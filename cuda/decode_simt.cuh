@@ -177,7 +177,7 @@ __device__ __forceinline__ void decode_simt(const DecodeParams& p, Work work, Ct
         __syncthreads();
         trace.stream_end();
 
-        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, states, trace);
+        finish_segment<T, D, ROWS, Trace>(p, seg, span, cta, contributors, work.merge_share(), states, trace);
         __syncthreads();  // shared state is reused by the next segment
         trace.segment_end();
     }

@@ -40,7 +40,25 @@ bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int
     }
     step.cta_first[plan.grid] = static_cast<std::uint16_t>(count);
     step.grid = static_cast<std::int32_t>(plan.grid);
+    if (plan.fused_reduction()) mark_shared_merges(step);
     return true;
+}
+
+void mark_shared_merges(StepTable& step) {
+    const auto segments_of = [&](std::int64_t g) { return step.cta_first[g + 1] - step.cta_first[g]; };
+    for (std::int64_t h = 0; h < step.grid; ++h) {
+        if (segments_of(h) != 1) continue;
+        TableSegment& host = step.segments[step.cta_first[h]];
+        const std::uint32_t contributors = host.role & TableSegment::contributor_mask;
+        if ((host.role & TableSegment::host_bit) == 0 || contributors < 2) continue;
+        bool alone = true;  // every peer's one segment is its part of this output
+        for (std::int64_t g = h + 1; g < h + contributors && alone; ++g) alone = segments_of(g) == 1;
+        if (!alone) continue;
+        for (std::uint32_t k = 0; k < contributors; ++k) {
+            TableSegment& part = step.segments[step.cta_first[h + k]];
+            part.role = (part.role & ~(TableSegment::contributor_mask | TableSegment::share_mask)) | contributors | ((k + 1) << TableSegment::share_shift);
+        }
+    }
 }
 
 }  // namespace leanattn::cuda

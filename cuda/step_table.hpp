@@ -8,7 +8,8 @@
 // an eager call that has read them anyway), the same walk can be done on the host, once, by the core's walker
 // (so the segments are the very ones the device would find), and handed over with the launch: no prologue,
 // nothing to wait for or search. The table lives in the kernel's parameter space (`__grid_constant__`), which
-// every CTA reads through the constant cache.
+// every CTA reads through the constant cache. The host also marks the outputs whose contributors do nothing else in
+// the launch, which they then merge together (TableSegment::share_mask): a step of run() has each host merge alone.
 //
 // Host and device header: plain data, and the host function that fills it (step_table.cpp).
 #pragma once
@@ -22,7 +23,7 @@ namespace leanattn::cuda {
 
 // What one launch's parameters can hold (the table is ~11 KB of the 32 KB a launch may pass). A plan with more
 // CTAs or segments at its lengths runs as run() does (decode.hpp says which calls fall back).
-inline constexpr int max_table_ctas = 512;
+inline constexpr int max_table_ctas = 512;  // below TableSegment's 2^15 contributors
 inline constexpr int max_table_segments = 512;
 
 // One segment: a run of LeanTiles of one output tile done by one CTA, in tokens.
@@ -31,9 +32,16 @@ struct TableSegment {
     std::int32_t tok_begin = 0;  // tokens [tok_begin, tok_end) of the output's KV head; tok_end within the live length
     std::int32_t tok_end = 0;
     std::int32_t tokens = 0;     // the request's live tokens (new token t of a row sees the first tokens − q_len + t + 1)
-    std::uint32_t role = 0;      // contributors (bits 0-29; 1 but for a host that reduces a split output) | host | finishing
+    std::uint32_t role = 0;      // contributors (bits 0-14) | the segment's place among them + 1 (bits 15-29; 0: not a
+                                 // shared merge) | host | finishing
 
-    static constexpr std::uint32_t host_bit = 1u << 30, finishing_bit = 1u << 31, contributor_mask = host_bit - 1;
+    // Contributors: 1 but for a host that reduces a split output, and for every contributor of a shared merge.
+    static constexpr std::uint32_t host_bit = 1u << 30, finishing_bit = 1u << 31, contributor_mask = (1u << 15) - 1;
+    // A shared merge: a split output whose every contributor does nothing else in the launch (each CTA's one
+    // segment). Instead of the host merging every peer's partial alone, each contributor stores its partial and,
+    // once all have, merges a share of the output's rows (decode_device.cuh, finish_segment).
+    static constexpr int share_shift = 15;
+    static constexpr std::uint32_t share_mask = contributor_mask << share_shift;
 };
 
 struct StepTable {
@@ -48,5 +56,9 @@ struct StepTable {
 // segments a step of run() at these lengths would. False when they need more CTAs or segments than a launch
 // holds, or the plan has more outputs than an int32 counts (then `step` is partly written and means nothing).
 bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step);
+
+// Marks the shared merges among a filled table's stream-k outputs (TableSegment::share_mask): each split output whose
+// host and peers each have that one segment. make_step_table calls it for plans whose launch reduces its outputs.
+void mark_shared_merges(StepTable& step);
 
 }  // namespace leanattn::cuda

@@ -126,6 +126,22 @@ def test_the_custom_op_compiles_without_a_graph_break(generator):
     assert rel_l2(compiled(q, k, v, lengths), 2.0 * reference(q, k, v, lengths.cpu())[0]) <= 2e-3
 
 
+def test_a_shared_merge_gives_the_bits_of_a_host_merging_alone(generator):
+    # 8 CTAs on each of 2 outputs, each CTA one segment: a host-lengths step merges each output with all 8 contributors
+    # (each a share of the rows), a step of run() with its host alone; the same operations on the same values.
+    q = uniform((1, 1, 32, 128), torch.float16, generator, "cuda")
+    k, v, _ = make_cache("token-major", 1, 4096, 2, 128, torch.float16, generator, 16, "cuda")
+    for live in (4096, 4000):
+        lengths = torch.tensor([live], dtype=torch.int32, device="cuda")
+        plan = leanattn.DecodePlan(q, k, v, strategy="stream-k", grid=16)
+        ctas = plan.to_dict()["ctas"]
+        assert len(ctas) == 16 and all(len(c["segments"]) == 1 for c in ctas)
+        device_step = plan.run(q, k, v, lengths, check_lengths=False).clone()
+        host_step = plan.run(q, k, v, lengths, check_lengths=False, host_seqlens=lengths.cpu())
+        assert torch.equal(device_step, host_step)
+        assert rel_l2(host_step, reference(q, k, v, lengths.cpu())[0]) <= TOLERANCE[torch.float16]
+
+
 @pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
 def test_a_host_lengths_step_gives_the_device_lengths_bits(strategy, generator):
     # The host walks the plan at the lengths it is given and passes the segments in the launch: the same segments as

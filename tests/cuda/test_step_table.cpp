@@ -1,7 +1,7 @@
 // A host-lengths step's table (cuda/step_table.hpp), on the CPU: for random plans walked at random live lengths,
 // every live token of every output lies in exactly one segment; each output that has tokens has one host, whose
-// count of contributors is the number of its segments, held by the CTAs that follow it; and a plan too large for
-// a launch is refused rather than cut short.
+// count of contributors is the number of its segments, held by the CTAs that follow it; a stream-k output whose
+// contributors have no other segment is a shared merge; and a plan too large for a launch is refused rather than cut short.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -29,7 +29,7 @@ KvCacheView strided_view(const Problem& p) {
 TEST_CASE("a step table holds every live token of every output once, one host per output counting its contributors, on consecutive CTAs") {
     auto rng = seeded_rng(47);
     static cuda::StepTable step;
-    int tabulated = 0;
+    int tabulated = 0, shared = 0;
     for (int i = 0; i < 3000; ++i) {
         Problem p = random_problem(rng, 20000);
         p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
@@ -86,14 +86,45 @@ TEST_CASE("a step table holds every live token of every output once, one host pe
             REQUIRE((host_role & cuda::TableSegment::host_bit) != 0);
             REQUIRE((segs.back().second.role & cuda::TableSegment::finishing_bit) != 0);
             REQUIRE((host_role & cuda::TableSegment::contributor_mask) == segs.size());
-            for (std::size_t k = 1; k < segs.size(); ++k) {
-                REQUIRE((segs[k].second.role & cuda::TableSegment::host_bit) == 0);
-                REQUIRE((segs[k].second.role & cuda::TableSegment::contributor_mask) == 1);
+            // A shared merge exactly where a stream-k output is split over CTAs that each have this one segment:
+            // then every contributor knows the count and its place; otherwise a peer counts 1 and has no place.
+            bool alone = strategy == Strategy::stream_k && segs.size() > 1;
+            for (const auto& [g, seg] : segs) alone = alone && step.cta_first[g + 1] - step.cta_first[g] == 1;
+            if (alone) ++shared;
+            for (std::size_t k = 0; k < segs.size(); ++k) {
+                const std::uint32_t role = segs[k].second.role;
+                REQUIRE(((role & cuda::TableSegment::share_mask) >> cuda::TableSegment::share_shift) == (alone ? k + 1 : 0));
+                if (k == 0) continue;
+                REQUIRE((role & cuda::TableSegment::host_bit) == 0);
+                REQUIRE((role & cuda::TableSegment::contributor_mask) == (alone ? segs.size() : 1));
                 REQUIRE(segs[k].first == segs.front().first + static_cast<std::int64_t>(k));
             }
         }
     }
     CHECK(tabulated > 1000);  // most random plans fit a launch: the properties above were checked on them
+    CHECK(shared > 100);      // and shared merges were among them
+}
+
+TEST_CASE("k CTAs on every output share each output's merge: every contributor knows the count and its place") {
+    // Falcon-7B at one request of 16k tokens, LeanTiles of 64 tokens: 5 outputs of 256 LeanTiles over 80 CTAs.
+    Problem p;
+    p.batch = 1, p.q_heads = 71, p.kv_heads = 1, p.head_dim = 64, p.tile = 64;
+    p.ctx = {16384};
+    DeviceSpec d;
+    d.sms = 132, d.ctas_per_sm = 1;
+    const Schedule plan = make_schedule(p, d, PlanOptions{.strategy = Strategy::stream_k, .grid = 80});
+    REQUIRE(plan.grid == 80);
+    static cuda::StepTable step;
+    const std::int32_t lengths[] = {16384};
+    REQUIRE(cuda::make_step_table(plan, strided_view(p), lengths, step));
+    for (std::int64_t g = 0; g < 80; ++g) {
+        REQUIRE(step.cta_first[g + 1] - step.cta_first[g] == 1);
+        const cuda::TableSegment& seg = step.segments[step.cta_first[g]];
+        CHECK(seg.output == g / 16);
+        CHECK((seg.role & cuda::TableSegment::contributor_mask) == 16);
+        CHECK(((seg.role & cuda::TableSegment::share_mask) >> cuda::TableSegment::share_shift) == g % 16 + 1);
+        CHECK(((seg.role & cuda::TableSegment::host_bit) != 0) == (g % 16 == 0));
+    }
 }
 
 TEST_CASE("a plan with more CTAs or segments than one launch holds is refused, not cut short") {
