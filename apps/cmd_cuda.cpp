@@ -169,7 +169,6 @@ int run_case(const Args& args, std::ostream* out_override) {
     if (c.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
     c.seed = static_cast<std::uint64_t>(parse_positive("--seed", seed));
     c.host_lengths = lengths == "host";
-    if (c.host_lengths && !trace.empty()) throw InputError("--trace", "traces a step of run() (--lengths device): the traced kernel reads the lengths on the GPU");
     const std::int64_t replays = parse_positive("--repeat", repeat);
     if (replays > 100000) throw InputError("--repeat " + repeat, "at most 100000 replays");
     opt.repeat = static_cast<int>(replays);

@@ -50,6 +50,7 @@ json cuda_trace_json(const cuda::HarnessCase& c, const cuda::Benchmark& b) {
             {"problem", problem_to_json(p)},
             {"dtype", std::string(dtype_name(c.dtype))},
             {"layout", std::string(cache_layout_name(c.layout))},
+            {"lengths", c.host_lengths ? "host" : "device"},
             {"kernels", std::move(kernels)}};
 }
 

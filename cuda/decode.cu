@@ -142,29 +142,53 @@ void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, st
     enqueue_decode(plan, tensors, checked_kernels(plan, tensors, workspace, bytes, false), workspace, stream, TraceBuffer{});
 }
 
-void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream) {
-    const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false);
+namespace {
+
+// A host-lengths step's launches, its lengths checked and its table made into `step`; false (nothing launched) where
+// the step needs more CTAs or segments than a launch's table holds.
+bool enqueue_table_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, const ReadyKernels& kernels, void* workspace,
+                        cudaStream_t stream, const TraceBuffer& trace, StepTable& step) {
     if (lengths.seqlens == nullptr) throw InputError("host seqlens", "is missing (this step's lengths in host memory)");
     KvCacheView kv = tensors.kv;  // tensors::live_tokens reads the capacity, or a ragged cache's cu_seqlens
     if (kv.layout == KvLayout::ragged) {
         if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's host-lengths step needs its cu_seqlens in host memory");
         kv.cu_seqlens = lengths.cu_seqlens;
     }
-    static thread_local StepTable step;  // ~11 KB, copied into the launch: kept off the stack
-    if (!make_step_table(plan, kv, lengths.seqlens, step)) {  // too large for a launch: a step of run()
-        enqueue_decode(plan, tensors, kernels, workspace, stream, TraceBuffer{});
-        return;
-    }
-    const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
+    if (!make_step_table(plan, kv, lengths.seqlens, step)) return false;
+    const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, trace);
     launch(kernels.set.decode_table, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
     if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
+    return true;
 }
 
-void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+void check_trace_buffer(const TraceBuffer& trace) {
     if (trace.ctas == nullptr || trace.segments == nullptr || trace.segments_per_cta < 1) {
         throw InputError("trace", "needs device buffers for every CTA and at least one segment per CTA");
     }
+}
+
+}  // namespace
+
+void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream) {
+    const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false);
+    static thread_local StepTable step;  // ~11 KB, copied into the launch: kept off the stack
+    if (!enqueue_table_step(plan, tensors, lengths, kernels, workspace, stream, TraceBuffer{}, step)) {
+        enqueue_decode(plan, tensors, kernels, workspace, stream, TraceBuffer{});  // too large for a launch: a step of run()
+    }
+}
+
+void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {
+    check_trace_buffer(trace);
     enqueue_decode(plan, tensors, checked_kernels(plan, tensors, workspace, bytes, true), workspace, stream, trace);
+}
+
+void run_traced(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream,
+                const TraceBuffer& trace, StepTable& step) {
+    check_trace_buffer(trace);
+    if (!enqueue_table_step(plan, tensors, lengths, checked_kernels(plan, tensors, workspace, bytes, true), workspace, stream, trace, step)) {
+        throw InputError("--trace", "this host-lengths step needs more CTAs or segments than a launch's table holds, so it runs as a step of "
+                                    "run(): trace that one (--lengths device)");
+    }
 }
 
 }  // namespace leanattn::cuda

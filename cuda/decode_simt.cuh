@@ -197,9 +197,11 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_kernel(const D
 }
 
 // A host-lengths step: segments from the host's table in the launch's parameters (step_table.hpp).
-template <typename T, int D, int ROWS>
+template <typename T, int D, int ROWS, bool Trace>
 __global__ void __launch_bounds__(detail::threads, 1) decode_simt_table_kernel(const DecodeParams p, const __grid_constant__ StepTable step) {
-    detail::CtaTrace<false> trace(p, blockIdx.x);
+    detail::CtaTrace<Trace> trace(p, blockIdx.x);
+    trace.plan_waited();  // nothing to wait for or stage: the plan's marks are the start
+    trace.plan_ready();
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
     const detail::TableWork work(step, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);

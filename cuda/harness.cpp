@@ -62,7 +62,7 @@ void keep_worst(Errors& worst, const Errors& e) {
 // One traced (untimed) run, in the state a timed replay finds the GPU in: the traced kernel has run once
 // before (its code has been fetched), then the L2 was flushed. Records sized from the live plan the host
 // derives from the same lengths.
-KernelTrace traced_run(const Schedule& plan, const DeviceTensors& tensors, void* workspace, std::size_t bytes, const Stream& stream,
+KernelTrace traced_run(const HarnessCase& c, const Schedule& plan, const DeviceTensors& tensors, void* workspace, std::size_t bytes, const Stream& stream,
                        const L2Flusher& flusher) {
     // The lengths on the device are the layout's (bench never changes them): the host derives the same plan.
     const TensorLayout& layout = tensors.layout();
@@ -78,13 +78,19 @@ KernelTrace traced_run(const Schedule& plan, const DeviceTensors& tensors, void*
     check(cudaMemsetAsync(cta_records.get(), 0, cta_records.bytes(), stream.get()), "clear the trace");  // on the run's stream: it does not wait for the legacy one
     check(cudaMemsetAsync(segment_records.get(), 0, segment_records.bytes(), stream.get()), "clear the trace");
     const TraceBuffer records{cta_records.get<TraceCtaRecord>(), segment_records.get<TraceSegmentRecord>(), per_cta};
-    run_traced(plan, tensors.view(), workspace, bytes, stream.get(), records);  // warm-up: overwritten below
+    static thread_local StepTable table;  // a host-lengths step's: ~11 KB, kept off the stack
+    const HostLengths lengths{layout.seqlens.data(), layout.cu_seqlens.empty() ? nullptr : layout.cu_seqlens.data()};
+    const auto traced_step = [&] {
+        if (c.host_lengths) run_traced(plan, tensors.view(), lengths, workspace, bytes, stream.get(), records, table);
+        else run_traced(plan, tensors.view(), workspace, bytes, stream.get(), records);
+    };
+    traced_step();  // warm-up: overwritten below
     flusher.flush(stream.get());
-    run_traced(plan, tensors.view(), workspace, bytes, stream.get(), records);
+    traced_step();
     stream.synchronize();
     check(cudaMemcpy(ctas.data(), cta_records.get(), cta_records.bytes(), cudaMemcpyDeviceToHost), "copy the trace");
     check(cudaMemcpy(segments.data(), segment_records.get(), segment_records.bytes(), cudaMemcpyDeviceToHost), "copy the trace");
-    return assemble_trace(plan, live, ctas, segments, per_cta);
+    return assemble_trace(plan, live, ctas, segments, per_cta, c.host_lengths ? &table : nullptr);
 }
 
 }  // namespace
@@ -185,7 +191,7 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
         t.gbps = b.kv_bytes / (t.median_us * 1e-6) / 1e9;
         t.fraction_of_floor = b.floor_us / t.median_us;
         b.results.push_back(t);
-        if (trace) b.traces.push_back(traced_run(plan, tensors, timed[i]->workspace.get(), timed[i]->workspace.bytes(), stream, flusher));
+        if (trace) b.traces.push_back(traced_run(c, plan, tensors, timed[i]->workspace.get(), timed[i]->workspace.bytes(), stream, flusher));
     }
     return b;
 }

@@ -20,11 +20,9 @@ KernelSet kernel_set_of() {
     if constexpr (ROWS == 1 && D != 96) set.decode = decode_simt_kernel<T, D, ROWS, Trace>;
     else set.decode = decode_mma_kernel<T, D, ROWS, Trace>;
     set.reduce = split_reduce_kernel<T, D>;
-    if constexpr (!Trace) {
-        if constexpr (ROWS == 1 && D != 96) set.decode_table = decode_simt_table_kernel<T, D, ROWS>;
-        else set.decode_table = decode_mma_table_kernel<T, D, ROWS>;
-        set.reduce_table = split_reduce_table_kernel<T, D>;
-    }
+    if constexpr (ROWS == 1 && D != 96) set.decode_table = decode_simt_table_kernel<T, D, ROWS, Trace>;
+    else set.decode_table = decode_mma_table_kernel<T, D, ROWS, Trace>;
+    set.reduce_table = split_reduce_table_kernel<T, D>;
     return set;
 }
 

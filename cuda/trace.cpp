@@ -24,6 +24,7 @@ std::string_view segment_role_name(SegmentRole role) {
         case SegmentRole::store: return "store";
         case SegmentRole::partial: return "partial";
         case SegmentRole::reduce: return "reduce";
+        case SegmentRole::shared: return "shared";
     }
     return "unknown";
 }
@@ -37,7 +38,7 @@ std::int64_t since(std::uint64_t t, std::uint64_t origin) { return static_cast<s
 }  // namespace
 
 KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std::vector<TraceCtaRecord>& ctas,
-                           const std::vector<TraceSegmentRecord>& segments, std::int64_t segments_per_cta) {
+                           const std::vector<TraceSegmentRecord>& segments, std::int64_t segments_per_cta, const StepTable* step) {
     if (static_cast<std::int64_t>(ctas.size()) != live.grid || static_cast<std::int64_t>(segments.size()) != live.grid * segments_per_cta) {
         throw std::runtime_error("trace: the records do not cover the plan's grid");
     }
@@ -71,6 +72,11 @@ KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std
             t.kv_head = plan.problem.kv_head_of(s.output);
             t.contributors = plan::contributor_count(live, s.output);
             t.role = t.contributors == 1 ? SegmentRole::store : (s.host && plan.fused_reduction() ? SegmentRole::reduce : SegmentRole::partial);
+            if (step != nullptr) {
+                const int at = step->cta_first[g] + static_cast<int>(i);
+                if (at >= step->cta_first[g + 1] || step->segments[at].output != s.output) broken(g, "the step's table does not hold the plan's segments");
+                if ((step->segments[at].role & TableSegment::share_mask) != 0) t.role = SegmentRole::shared;
+            }
             if (!(rec.plan_ready_ns <= r.stream_begin_ns && r.stream_begin_ns <= r.stream_end_ns && r.stream_end_ns <= r.finish_end_ns &&
                   r.finish_end_ns <= rec.end_ns)) {
                 broken(g, "segment " + std::to_string(i) + "'s phases are out of order");

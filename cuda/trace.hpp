@@ -3,7 +3,7 @@
 // run_traced launches the traced instantiation of the decode kernel (cta_trace.cuh), which stamps, per CTA,
 // its SM and %globaltimer at its start, when its wait for the live plan ends, when the plan's arrays are staged
 // and at its end, and, per segment, the start and end of streaming, of the
-// wait for peers, and of the merge/store. assemble_trace turns the raw records (trace_records.hpp) into
+// wait for peers, and of the merge/store (of a step of run(), or of a host-lengths step). assemble_trace turns the raw records (trace_records.hpp) into
 // times in ns from the launch's first CTA start, each segment beside what the plan says of it. The JSON form
 // (leanattn cuda bench --trace) is documented in docs/trace.md. fixed-split's reduce launch is not traced.
 #pragma once
@@ -17,6 +17,8 @@
 
 #include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
+#include "decode.hpp"
+#include "step_table.hpp"
 #include "trace_records.hpp"
 
 namespace leanattn::cuda {
@@ -26,12 +28,20 @@ namespace leanattn::cuda {
 void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                 const TraceBuffer& trace);
 
+// A host-lengths step (decode.hpp) with the traced kernel; the step's table is left in `step` for assemble_trace
+// (which outputs were merged together). The CTAs' plan marks equal their start: there is nothing to wait for or
+// stage. Throws InputError where the step needs more than a launch's table holds (run() would run it as a step of run()).
+void run_traced(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
+                cudaStream_t stream, const TraceBuffer& trace, StepTable& step);
+
 // The most segments any CTA walks in `live` (at least 1): what a trace buffer must hold per CTA.
 std::int64_t trace_segments_per_cta(const PlanView& live);
 
 // What a segment does at its end: writes O alone (its output has one contributor), stores a partial for
-// someone else to merge, or (a stream-k host) waits for its peers, merges their partials and writes O.
-enum class SegmentRole { store, partial, reduce };
+// someone else to merge, (a stream-k host) waits for its peers, merges their partials and writes O, or (a shared
+// merge of a host-lengths step, step_table.hpp) stores its partial, waits for every contributor's and merges its
+// share of the output's rows.
+enum class SegmentRole { store, partial, reduce, shared };
 std::string_view segment_role_name(SegmentRole role);
 
 struct SegmentTimes {
@@ -67,7 +77,8 @@ struct KernelTrace {
 
 // Lines the records up with the plan's walk. Throws std::runtime_error when a CTA's recorded segment
 // count differs from the walk's (the kernel did not run the plan it was given) or a record is incomplete.
+// `step`: a host-lengths step's table (its segments must be the walk's), which says which merges were shared.
 KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std::vector<TraceCtaRecord>& ctas,
-                           const std::vector<TraceSegmentRecord>& segments, std::int64_t segments_per_cta);
+                           const std::vector<TraceSegmentRecord>& segments, std::int64_t segments_per_cta, const StepTable* step = nullptr);
 
 }  // namespace leanattn::cuda

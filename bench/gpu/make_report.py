@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns a suite run into the GPU report: bench/results/gpu-decode-h100.md and its fixed-cost plot beside it.
 
-    python3 bench/gpu/make_report.py RUN_DIR [--sanitize SANITIZE_DIR] [--run-command TEXT] [--models MODELS_DIR]
+    python3 bench/gpu/make_report.py RUN_DIR [--sanitize SANITIZE_DIR] [--run-command TEXT] [--models MODELS_DIR] [--models-kernel vN]
                                      [--md bench/results/gpu-decode-h100.md] [--svg bench/results/gpu-decode-h100-fixed-cost.svg]
 
 RUN_DIR holds suite.jsonl (bench/gpu/suite.py); SANITIZE_DIR, sanitize-summary.txt (bench/gpu/sanitize.sh).
@@ -15,6 +15,7 @@ over the best SDPA backend and over FlashInfer; what was skipped or refused. Sta
 """
 import argparse
 import json
+import lzma
 import os
 import pathlib
 import sys
@@ -237,16 +238,21 @@ def read_sanitizer_lines(folder):
     return [line.strip() for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def models_section(folder):
-    """The "Every model" section: bench/gpu/models.py's table, headed by the machine record of its run."""
-    machine = json.loads((folder / "models.jsonl").read_text().splitlines()[0])
+def models_section(folder, kernel=""):
+    """The "Every model" section: bench/gpu/models.py's table, headed by the machine record of its run and, when given,
+    the kernel version it ran (bench/NOTES.md's name for it)."""
+    jsonl = folder / "models.jsonl"
+    # Raw results committed over ~150 KB are kept xz-compressed: either form will do.
+    text = jsonl.read_text() if jsonl.exists() else lzma.decompress((folder / "models.jsonl.xz").read_bytes()).decode()
+    machine = json.loads(text.splitlines()[0])
+    version = (f"Kernel version: {kernel} (bench/NOTES.md), which may be newer than the suite's above." if kernel else
+               "Kernel version: the one named in bench/NOTES.md for that date, which may be newer than the suite's above.")
     return "\n".join([
         "## Every model (data/models): q_len 1 and 4 beside SDPA", "",
         f"{machine.get('gpu')}, {machine.get('date')}, torch {machine.get('torch')}, cuDNN {machine.get('cudnn')}, copy "
         f"{machine.get('copy_gbps', 0):.0f} GB/s. Made by `python3 bench/gpu/models.py --out DIR` (its docstring says what each "
         "peer runs; q_len 4 gives SDPA a boolean causal mask), one timing method for all (graph replay after an L2 flush, "
-        "median of 100), every output checked against float64 first. Kernel version: the one named in bench/NOTES.md for that "
-        "date, which may be newer than the suite's above.", "",
+        "median of 100), every output checked against float64 first. " + version, "",
         (folder / "models.md").read_text()])
 
 
@@ -256,6 +262,7 @@ def main(argv=None):
     ap.add_argument("--sanitize", help="the folder sanitize.sh wrote (sanitize-summary.txt)")
     ap.add_argument("--run-command", default="", help="the device call that ran the suite, quoted in the report")
     ap.add_argument("--models", help="the folder bench/gpu/models.py wrote (models.jsonl, models.md)")
+    ap.add_argument("--models-kernel", default="", help="the kernel version the models run timed, as bench/NOTES.md names it (e.g. v27)")
     ap.add_argument("--md", default=str(ROOT / "bench/results/gpu-decode-h100.md"))
     ap.add_argument("--svg", default=str(ROOT / "bench/results/gpu-decode-h100-fixed-cost.svg"))
     a = ap.parse_args(argv)
@@ -273,7 +280,7 @@ def main(argv=None):
         svg_name = os.path.relpath(svg_path, md_path.parent)
     text = report(run, sanitizer_lines, a.run_command, make_command, svg_name) + "\n"
     if a.models:
-        text += models_section(pathlib.Path(a.models))
+        text += models_section(pathlib.Path(a.models), a.models_kernel)
     md_path.write_text(text)
     print(f"wrote {md_path}" + (f" and {svg_path}" if fits else ""))
     return 0

@@ -7,7 +7,8 @@ Per strategy: the makespan; how late the last CTA started; before the first copy
 the staging of its arrays and the walker's set-up (traces that carry these marks); streaming per segment (median, slowest) and the
 rate per CTA; the streams as a whole (their window from the first start to the last end, the K and V bytes they read
 over it, how many CTAs streamed on average); the end of a segment by role (a partial's merge and store, a host's wait for its peers and its
-merge after the wait, a lone output's store); and the critical path's tail: from the last streaming end
+merge after the wait, a lone output's store; in a host-lengths step's shared merge, each contributor's partial and
+arrival, its wait for the last arrival and its merge of its rows); and the critical path's tail: from the last streaming end
 anywhere to the makespan. Times in us.
 """
 import json
@@ -41,7 +42,8 @@ def streams_together(segs, seg_bytes):
 def summarize(doc):
     p = doc["problem"]
     lines = [f"{doc['device']['name']}: batch {p['batch']}, heads {p['q_heads']}/{p['kv_heads']}, d {p['head_dim']}, "
-             f"ctx {p['ctx'][0]}{'..' if len(set(p['ctx'])) > 1 else ''}, tile {p['tile']}, {doc['dtype']}, {doc['layout']}"]
+             f"ctx {p['ctx'][0]}{'..' if len(set(p['ctx'])) > 1 else ''}, tile {p['tile']}, {doc['dtype']}, {doc['layout']}"
+             + (f", lengths on the {doc['lengths']}" if "lengths" in doc else "")]
     bytes_per_token = 2 * p["head_dim"] * 2  # K and V of one KV head: a segment is one output tile
     for k in doc["kernels"]:
         ctas = [c for c in k["ctas"] if c["segments"]]
@@ -67,6 +69,7 @@ def summarize(doc):
             ]
         after_wait = [s["merge_store"][1] - s["wait"][1] for s in segs if s["role"] == "reduce" and s.get("wait")]
         before_wait = [s["wait"][0] - s["merge_store"][0] for s in segs if s["role"] == "reduce" and s.get("wait")]
+        shared = [s for s in segs if s["role"] == "shared" and s.get("wait")]  # host-lengths steps' shared merges
         lines += [
             f"  {k['strategy']:<12} grid {k['grid']:4d}  makespan {us(k['makespan']):8.2f}  last CTA start {us(starts[-1]):5.2f}  "
             f"tail after the last stream end {us(k['makespan'] - last_stream_end):5.2f}",
@@ -80,6 +83,12 @@ def summarize(doc):
             f"    reduce: after the wait  {describe(after_wait)}",
             f"    store (lone output)     {describe(spans(segs, 'store', 'merge_store'))}",
         ]
+        if shared:
+            lines += [
+                f"    shared: partial+arrival {describe([s['wait'][0] - s['merge_store'][0] for s in shared])}",
+                f"    shared: wait            {describe([s['wait'][1] - s['wait'][0] for s in shared])}",
+                f"    shared: merge its rows  {describe([s['merge_store'][1] - s['wait'][1] for s in shared])}",
+            ]
     return "\n".join(line for line in lines if line)
 
 

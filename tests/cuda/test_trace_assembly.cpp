@@ -133,3 +133,29 @@ TEST_CASE("a trace whose records disagree with the plan is refused") {
         CHECK_THROWS_AS(cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta), std::runtime_error);
     }
 }
+
+TEST_CASE("a host-lengths step's trace names its shared merges from the step's table, and refuses a table of other segments") {
+    // 16 CTAs on 2 outputs of 32 LeanTiles: 8 CTAs each, each CTA one segment, so both merges are shared.
+    Problem p;
+    p.batch = 1, p.q_heads = 32, p.kv_heads = 2, p.head_dim = 128, p.tile = 128, p.ctx = {4096};
+    DeviceSpec d;
+    d.sms = 132, d.ctas_per_sm = 1;
+    const Schedule s = make_schedule(p, d, PlanOptions{.strategy = Strategy::stream_k, .grid = 16});
+    const PlanView live = s.view();
+    const Records r = made_up_records(s, live);
+    static cuda::StepTable step;
+    KvCacheView kv;
+    kv.capacity = 4096;
+    const std::int32_t lengths[] = {4096};
+    REQUIRE(cuda::make_step_table(s, kv, lengths, step));
+    const cuda::KernelTrace with_table = cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta, &step);
+    const cuda::KernelTrace without = cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta);
+    for (std::int64_t g = 0; g < 16; ++g) {
+        REQUIRE(with_table.ctas[g].segments.size() == 1);
+        CHECK(with_table.ctas[g].segments[0].role == cuda::SegmentRole::shared);
+        CHECK(cuda::segment_role_name(with_table.ctas[g].segments[0].role) == "shared");
+        CHECK(without.ctas[g].segments[0].role == (g % 8 == 0 ? cuda::SegmentRole::reduce : cuda::SegmentRole::partial));
+    }
+    step.segments[step.cta_first[5]].output = 1;  // CTA 5 holds output 0
+    CHECK_THROWS_WITH(cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta, &step), Catch::Contains("CTA 5") && Catch::Contains("table"));
+}

@@ -152,3 +152,22 @@ def test_a_folder_without_a_suite_run_is_refused(tmp_path):
     (tmp_path / "suite.jsonl").write_text('{"kind": "note", "text": "x"}\n')
     with pytest.raises(SystemExit):
         make_report.main([str(tmp_path), "--md", str(tmp_path / "r.md")])
+
+
+def test_the_models_section_names_the_kernel_it_ran_when_told(tmp_path):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "models.jsonl").write_text('{"kind": "machine", "gpu": "GPU X", "date": "2026-11-26 17:45 UTC", "torch": "2.11", "cudnn": 91900, "copy_gbps": 2441.0}\n')
+    (folder / "models.md").write_text("| model |\n|---|\n")
+    named = make_report.models_section(folder, "v27")
+    assert "Kernel version: v27 (bench/NOTES.md)" in named and "GPU X, 2026-11-26 17:45 UTC" in named
+    assert "Kernel version: the one named in bench/NOTES.md for that date" in make_report.models_section(folder)
+
+
+def test_the_models_section_reads_a_compressed_record_too(tmp_path):
+    import lzma
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "models.jsonl.xz").write_bytes(lzma.compress(b'{"kind": "machine", "gpu": "GPU Y", "date": "d", "torch": "t", "cudnn": 1}\n'))
+    (folder / "models.md").write_text("| model |\n")
+    assert "GPU Y, d" in make_report.models_section(folder)

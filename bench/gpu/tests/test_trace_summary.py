@@ -24,3 +24,18 @@ def test_streams_together():
     assert "0.1 MB" in line
     assert "0.03 TB/s" in line
     assert "1.5 CTAs streaming on average" in line
+
+
+def test_a_shared_merge_splits_into_arrival_wait_and_merge():
+    # Both CTAs contribute to one output and merge it together: partial stored and arrival counted by 4500 and 5200,
+    # both see the last arrival at 5400, and merge their rows until 5800 and 6000.
+    t = trace()
+    shared = {"role": "shared", "host": False, "finishing": True}
+    t["kernels"][0]["ctas"][0]["segments"][0].update(shared, host=True, finishing=False, merge_store=[4000, 5800], wait=[4500, 5400])
+    t["kernels"][0]["ctas"][1]["segments"][0].update(shared, merge_store=[5000, 6000], wait=[5200, 5400])
+    lines = summarize(t).splitlines()
+    line = lambda what: next(l for l in lines if what in l)
+    assert "median   0.35  max   0.50  (n 2)" in line("shared: partial+arrival")
+    assert "median   0.55  max   0.90  (n 2)" in line("shared: wait")
+    assert "median   0.50  max   0.60  (n 2)" in line("shared: merge its rows")
+    assert "reduce: after the wait  -" in line("reduce: after the wait")  # a shared merge is not a host's
