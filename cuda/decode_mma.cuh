@@ -11,8 +11,8 @@
 // 16-row tile of the output tile (and, at head dim 256, one half of its dims: 256 dims of output would not
 // fit one warp's registers, nor two 16-token blocks one warp's 24 KB of stages). With 16 rows or fewer a team
 // is one warp, as FlashAttention-2's decode is; 128 rows make one team of 8 warps that all read every block.
-// K and V are read from memory once per output tile either way. Blocks of 16 tokens are dealt round-robin to
-// the teams; per warp and block:
+// K and V are read from memory once per output tile either way. Turns of 1-4 blocks of 16 tokens
+// (MmaShape::turn_blocks) are dealt round-robin to the teams; per warp and block:
 //   S (16 × 16 tokens)  = Q (16 × D) · Kᵀ          A: Q fragments held in registers for the segment
 //                                                     B: K rows from shared memory by ldmatrix
 //   online softmax on S's fragments (lane holds rows lane / 4 and lane / 4 + 8; 4 lanes share a row), each
@@ -71,6 +71,15 @@ struct MmaShape {
     static constexpr int slice_dims = D / dim_slices;
     static_assert(ROWS <= 16 || ROWS % 16 == 0, "more than 16 rows come in whole tiles of 16");
     static_assert(team <= warps && warps % team == 0, "the teams tile the CTA's warps");
+    // Blocks of 16 tokens a team takes per turn (one stage of its pipeline, one pair of barriers). A team of
+    // several warps synchronises CTA-wide twice a turn, so it takes up to 4 / teams blocks at once (a CTA's turn
+    // then covers 64 tokens whatever its teams), as many as leave its stage memory 6 stages or more. One team of
+    // 8 warps taking one block a turn spent most of its time at the barriers (80-row MQA tiles: 0.5 us a turn).
+    static constexpr int block_stage_bytes = 2 * 16 * D * 2;  // K and V of one block, 2-byte elements
+    static constexpr int turn_blocks_for(int most) {
+        return most <= 1 ? 1 : team * warp_smem_bytes / (most * block_stage_bytes) >= 6 ? most : turn_blocks_for(most / 2);
+    }
+    static constexpr int turn_blocks = team == 1 ? 1 : turn_blocks_for(4 / teams);
 };
 
 // Where 16-byte chunk c of token t of a block sits (in chunks from the block's start): rows of `chunks`
@@ -117,14 +126,16 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
     constexpr int block_tokens = 16;
     constexpr int chunks = D / 8;                           // 16-byte chunks per token row
     constexpr int block_slots = block_tokens * chunks;      // one block of K (or V)
-    constexpr int stage_slots = 2 * block_slots;            // K block, then V block
+    constexpr int turn_tokens = Shape::turn_blocks * block_tokens;
+    constexpr int turn_slots = turn_tokens * chunks;        // one turn's K (or V): its blocks one after another
+    constexpr int stage_slots = 2 * turn_slots;             // the turn's K, then its V
     constexpr int team_slots = Shape::team * warp_smem_bytes / 16;
     constexpr int stages = team_slots / stage_slots;
     static_assert(stages >= 3, "at least two blocks in flight while one is computed");
     constexpr int warp_slots = warp_smem_bytes / 16;
     constexpr int slice_dims = Shape::slice_dims;
     static_assert(sizeof(WarpState<16, slice_dims>) <= warp_smem_bytes, "a warp's state fits its stage memory");
-    constexpr int copies_per_lane = (block_slots + 32 * Shape::team - 1) / (32 * Shape::team);
+    constexpr int copies_per_lane = (turn_slots + 32 * Shape::team - 1) / (32 * Shape::team);
     // With 8 rows or fewer, rows 8-15 of the tile (c2, c3; a1, a3) are padding: their softmax is skipped.
     constexpr bool second_row = ROWS > 8;
 
@@ -148,7 +159,7 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
     // a team no wider than a block's chunks), a block inside the context in an evenly spaced cache (every layout
     // but paged) needs one source offset a turn and a constant step per copy; the general path (issue() below)
     // spent ~200 integer instructions a turn on 64-bit offsets and bounds, a third of the turn.
-    constexpr bool regular_copies = (32 * Shape::team) % chunks == 0 && block_slots % (32 * Shape::team) == 0;
+    constexpr bool regular_copies = (32 * Shape::team) % chunks == 0 && turn_slots % (32 * Shape::team) == 0;
     constexpr int pass_tokens = regular_copies ? 32 * Shape::team / chunks : 1;
     const int copy_t0 = team_lane / chunks, copy_c = team_lane % chunks;
     std::uint32_t copy_dst[copies_per_lane];  // bytes from the K block's start (V: one block further)
@@ -199,8 +210,8 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
         for (int nd = 0; nd < slice_dims / 8; ++nd) o[nd][0] = o[nd][1] = o[nd][2] = o[nd][3] = 0.0f;
         float m0 = -INFINITY, l0 = 0.0f, m1 = -INFINITY, l1 = 0.0f;  // of this lane's rows
 
-        const std::int64_t first = tok_begin + team * block_tokens;
-        const std::int64_t stride = Shape::teams * block_tokens;
+        const std::int64_t first = tok_begin + team * turn_tokens;
+        const std::int64_t stride = Shape::teams * turn_tokens;
         const std::int64_t blocks = first < tok_end ? (tok_end - first + stride - 1) / stride : 0;
         // Teams of several warps synchronise CTA-wide (team_sync), so every team takes as many turns as the
         // first, which has the most blocks; a team past its own blocks only keeps the barriers.
@@ -208,9 +219,9 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
         StageCursor<stages, 16u * stage_slots> issue_stage(team_stages), read_stage(team_stages);
         auto issue = [&](std::int64_t i, std::uint32_t kb) {
             if (i < blocks) {
-                const std::uint32_t vb = kb + 16u * block_slots;
+                const std::uint32_t vb = kb + 16u * turn_slots;
                 const std::int64_t start = first + i * stride;
-                if (regular_copies && span.kv.table == nullptr && start + block_tokens <= tok_end) {
+                if (regular_copies && span.kv.table == nullptr && start + turn_tokens <= tok_end) {
                     const std::int64_t step = pass_tokens * span.kv.stride_token;
                     const std::int64_t src = span.kv.base + (start + copy_t0) * span.kv.stride_token + copy_c * 8;
                     const T* k_src = K + src;
@@ -225,7 +236,7 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
 #pragma unroll
                         for (int j = 0; j < copies_per_lane; ++j) {
                             const int e = team_lane + 32 * Shape::team * j, t = e / chunks, c = e % chunks;
-                            if (block_slots % (32 * Shape::team) != 0 && e >= block_slots) break;
+                            if (turn_slots % (32 * Shape::team) != 0 && e >= turn_slots) break;
                             const bool live = start + t < tok_end;  // a dead token's copy reads nothing: any valid address will do
                             const std::int64_t src = offset_of(live ? start + t : tok_begin) + c * 8;
                             cp_async_16(kb + 16u * swizzled<chunks>(t, c), K + src, live);
@@ -250,119 +261,124 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
             }
             cp_async_wait<stages - 1>();
             team_sync<Shape::team>();  // the team's copies of block i are visible to all its lanes
-            const std::uint32_t kb = read_stage.at, vb = kb + 16u * block_slots;
+            const std::uint32_t turn_kb = read_stage.at, turn_vb = turn_kb + 16u * turn_slots;
             read_stage.advance();
             if (Shape::team > 1 && (!computes || i >= blocks)) continue;  // one warp's tile always has rows and blocks
-            const std::int64_t start = first + i * stride;
+#pragma unroll 1
+            for (int sub = 0; sub < Shape::turn_blocks; ++sub) {
+                const std::int64_t start = first + i * stride + sub * block_tokens;
+                if (Shape::turn_blocks > 1 && start >= tok_end) break;  // the turn's last blocks lie past the segment
+                const std::uint32_t kb = turn_kb + 16u * sub * block_slots, vb = turn_vb + 16u * sub * block_slots;
 
-            // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of the block.
-            float s[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-#pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                for (int kc2 = 0; kc2 < D / 32; ++kc2) {
-                    // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
-                    std::uint32_t kf[4];
-                    if constexpr (split_swizzle) ldmatrix_x4(kf, kb + k_lane[kc2 % 2] + 16u * (nt * 8 * chunks + 8 * (kc2 / 2)));
-                    else ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
-                    mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
-                    mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
-                }
-            }
-            // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
-            // row0 (c0, c1) and row1 (c2, c3).
-            // A block every row sees whole (all but a segment's last, and the new tokens' own with q_len > 1)
-            // needs no mask: the test is one per turn instead of one per score. (A padding row, past the tile's,
-            // then scores 0 against every token: finite, and never stored.)
-            float mx0 = -INFINITY, mx1 = -INFINITY;
-            if (start + block_tokens <= seen_by_all) {
+                // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of the block.
+                float s[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
 #pragma unroll
                 for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
-                    for (int c = 0; c < 2; ++c) {
-                        s[nt][c] *= p.scale_log2;
-                        s[nt][2 + c] = second_row ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
-                        mx0 = fmaxf(mx0, s[nt][c]);
-                        mx1 = fmaxf(mx1, s[nt][2 + c]);
+                    for (int kc2 = 0; kc2 < D / 32; ++kc2) {
+                        // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
+                        std::uint32_t kf[4];
+                        if constexpr (split_swizzle) ldmatrix_x4(kf, kb + k_lane[kc2 % 2] + 16u * (nt * 8 * chunks + 8 * (kc2 / 2)));
+                        else ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
+                        mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
+                        mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
                     }
                 }
-            } else {
+                // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
+                // row0 (c0, c1) and row1 (c2, c3).
+                // A block every row sees whole (all but a segment's last, and the new tokens' own with q_len > 1)
+                // needs no mask: the test is one per turn instead of one per score. (A padding row, past the tile's,
+                // then scores 0 against every token: finite, and never stored.)
+                float mx0 = -INFINITY, mx1 = -INFINITY;
+                if (start + block_tokens <= seen_by_all) {
 #pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
+                    for (int nt = 0; nt < 2; ++nt) {
 #pragma unroll
-                    for (int c = 0; c < 2; ++c) {
-                        const std::int64_t token = start + nt * 8 + col2 + c;
-                        s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
-                        s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
-                        mx0 = fmaxf(mx0, s[nt][c]);
-                        mx1 = fmaxf(mx1, s[nt][2 + c]);
+                        for (int c = 0; c < 2; ++c) {
+                            s[nt][c] *= p.scale_log2;
+                            s[nt][2 + c] = second_row ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
+                            mx0 = fmaxf(mx0, s[nt][c]);
+                            mx1 = fmaxf(mx1, s[nt][2 + c]);
+                        }
                     }
-                }
-            }
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-            if constexpr (second_row) {
-                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-            }
-            const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
-            const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
-            const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
-            float pr[2][4], psum0 = 0.0f, psum1 = 0.0f;
-#pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    pr[nt][c] = new0 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][c] - new0);
-                    pr[nt][2 + c] = !second_row || new1 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][2 + c] - new1);
-                    psum0 += pr[nt][c];
-                    psum1 += pr[nt][2 + c];
-                }
-            }
-            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 1);
-            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 2);
-            if constexpr (second_row) {
-                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 1);
-                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 2);
-            }
-            l0 = l0 * corr0 + psum0;
-            l1 = l1 * corr1 + psum1;
-            m0 = new0;
-            m1 = new1;
-
-            // O = diag(correction) O + P · V over this warp's dims. P as the A operand (16 rows × 16 tokens):
-            // S's accumulator layout is already A's, so P is packed in place.
-            std::uint32_t pa[4];
-            pa[0] = pack2(pr[0][0], pr[0][1], V);
-            pa[1] = pack2(pr[0][2], pr[0][3], V);
-            pa[2] = pack2(pr[1][0], pr[1][1], V);
-            pa[3] = pack2(pr[1][2], pr[1][3], V);
-            // O is rescaled only in turns where some row's max moved: after a segment's first blocks that is
-            // rare, and one vote costs less than the slice_dims / 2 multiplies (a third of the turn's floating-point
-            // work). Skipped, each factor was exactly 1: no bit changes.
-            if (__any_sync(0xffffffffu, corr0 != 1.0f || corr1 != 1.0f)) {
-#pragma unroll
-                for (int nd = 0; nd < slice_dims / 8; ++nd) {
-                    o[nd][0] *= corr0;
-                    o[nd][1] *= corr0;
-                    o[nd][2] *= corr1;
-                    o[nd][3] *= corr1;
-                }
-            }
-#pragma unroll
-            for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
-                // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
-                // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
-                std::uint32_t vf[4];
-                if constexpr (split_swizzle) {
-                    ldmatrix_x4_trans(vf, vb + v_lane[nd2 % 4] + 16u * 8 * (nd2 / 4));
                 } else {
-                    const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
-                    ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+#pragma unroll
+                    for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                        for (int c = 0; c < 2; ++c) {
+                            const std::int64_t token = start + nt * 8 + col2 + c;
+                            s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
+                            s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
+                            mx0 = fmaxf(mx0, s[nt][c]);
+                            mx1 = fmaxf(mx1, s[nt][2 + c]);
+                        }
+                    }
+                }
+                mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+                mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+                if constexpr (second_row) {
+                    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+                    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+                }
+                const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
+                const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
+                const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
+                float pr[2][4], psum0 = 0.0f, psum1 = 0.0f;
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                    for (int c = 0; c < 2; ++c) {
+                        pr[nt][c] = new0 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][c] - new0);
+                        pr[nt][2 + c] = !second_row || new1 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][2 + c] - new1);
+                        psum0 += pr[nt][c];
+                        psum1 += pr[nt][2 + c];
+                    }
+                }
+                psum0 += __shfl_xor_sync(0xffffffffu, psum0, 1);
+                psum0 += __shfl_xor_sync(0xffffffffu, psum0, 2);
+                if constexpr (second_row) {
+                    psum1 += __shfl_xor_sync(0xffffffffu, psum1, 1);
+                    psum1 += __shfl_xor_sync(0xffffffffu, psum1, 2);
+                }
+                l0 = l0 * corr0 + psum0;
+                l1 = l1 * corr1 + psum1;
+                m0 = new0;
+                m1 = new1;
+
+                // O = diag(correction) O + P · V over this warp's dims. P as the A operand (16 rows × 16 tokens):
+                // S's accumulator layout is already A's, so P is packed in place.
+                std::uint32_t pa[4];
+                pa[0] = pack2(pr[0][0], pr[0][1], V);
+                pa[1] = pack2(pr[0][2], pr[0][3], V);
+                pa[2] = pack2(pr[1][0], pr[1][1], V);
+                pa[3] = pack2(pr[1][2], pr[1][3], V);
+                // O is rescaled only in turns where some row's max moved: after a segment's first blocks that is
+                // rare, and one vote costs less than the slice_dims / 2 multiplies (a third of the turn's floating-point
+                // work). Skipped, each factor was exactly 1: no bit changes.
+                if (__any_sync(0xffffffffu, corr0 != 1.0f || corr1 != 1.0f)) {
+#pragma unroll
+                    for (int nd = 0; nd < slice_dims / 8; ++nd) {
+                        o[nd][0] *= corr0;
+                        o[nd][1] *= corr0;
+                        o[nd][2] *= corr1;
+                        o[nd][3] *= corr1;
+                    }
                 }
 #pragma unroll
-                for (int half = 0; half < 2; ++half) mma_16816(o[2 * nd2 + half], pa, vf[2 * half], vf[2 * half + 1], V);
-            }
+                for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
+                    // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
+                    // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
+                    std::uint32_t vf[4];
+                    if constexpr (split_swizzle) {
+                        ldmatrix_x4_trans(vf, vb + v_lane[nd2 % 4] + 16u * 8 * (nd2 / 4));
+                    } else {
+                        const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
+                        ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+                    }
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) mma_16816(o[2 * nd2 + half], pa, vf[2 * half], vf[2 * half + 1], V);
+                }
+            }  // the turn's blocks
         }
         cp_async_wait<0>();
         team_sync<Shape::team>();  // no warp of the team reads a stage any more: their memory can hold states

@@ -7,11 +7,12 @@
 # the actual lengths: only the library shows how a capacity plan walks shorter, ragged lengths).
 #
 # usage (on the GPU machine, from the repository root):
-#   bench/gpu/ab.sh DEV_A DEV_B OUT [--models] [--ragged] [-- extra cuda-bench flags, e.g. --dtype bf16]
+#   bench/gpu/ab.sh DEV_A DEV_B OUT [--models] [--ragged] [--shapes FILE] [-- extra cuda-bench flags, e.g. --dtype bf16]
 #   DEV_A, DEV_B: folders holding leanattn and libleanattn.so (bench/gpu/prepare.sh makes .devbuild; copy it
 #   aside before building the other version), each optionally followed by flags for its side alone after a colon
 #   (`.devbuild:--lengths host`: one build, two ways of running it)
 #   --models: the model shapes of target_shapes.sh too
+#   --shapes FILE: these shapes instead, one NAME:cuda-bench-flags a line (# comments and blank lines skipped)
 # Writes OUT/ab.txt (the table), OUT/A-*.json and OUT/B-*.json (every cuda bench result).
 set -uo pipefail
 a=${1%%:*}; b=${2%%:*}; out=$3
@@ -19,11 +20,12 @@ a_flags=""; b_flags=""
 case $1 in *:*) a_flags=${1#*:} ;; esac
 case $2 in *:*) b_flags=${2#*:} ;; esac
 shift 3
-ragged="" models=""
+ragged="" models="" shapes_file=""
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case $1 in
     --ragged) ragged=1 ;;
     --models) models=1 ;;
+    --shapes) shift; shapes_file=${1:?ab.sh: --shapes needs a file} ;;
     *) echo "ab.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -38,6 +40,12 @@ shapes=("${target_shapes[@]}"  # and three the targets lack: a long GQA context,
   "b1-h32kv16-d64-16k:--batch 1 --heads 32 --kv-heads 16 --head-dim 64 --ctx 16384"
   "b1-h32kv32-d128-16k:--batch 1 --heads 32 --head-dim 128 --ctx 16384")
 [ -n "$models" ] && shapes+=("${model_shapes[@]}")
+if [ -n "$shapes_file" ]; then
+  shapes=()
+  while IFS= read -r line; do
+    case $line in ''|'#'*) ;; *) shapes+=("$line") ;; esac
+  done < "$shapes_file"
+fi
 for s in "${shapes[@]}"; do
   name=${s%%:*}; flags=${s#*:}
   for round in 1 2; do
