@@ -83,7 +83,8 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     const std::string merge = text_field(j, "merge", source);
     if (merge == "serial") k.merge = sim::MergeOrder::serial;
     else if (merge == "all_at_once") k.merge = sim::MergeOrder::all_at_once;
-    else source.refuse("\"merge\" must be \"serial\" or \"all_at_once\"");
+    else if (merge == "shared") k.merge = sim::MergeOrder::shared;
+    else source.refuse("\"merge\" must be \"serial\", \"all_at_once\" or \"shared\"");
     try {
         sim::check_kernel_model(k);
     } catch (const InputError& e) {
@@ -99,7 +100,7 @@ nlohmann::ordered_json kernel_to_json(const KernelModel& k, const std::string& f
     j["description"] = k.description;
     if (!fitted.empty()) j["fitted"] = fitted;
     j["ctas_per_sm"] = k.ctas_per_sm;
-    j["merge"] = k.merge == sim::MergeOrder::serial ? "serial" : "all_at_once";
+    j["merge"] = k.merge == sim::MergeOrder::serial ? "serial" : k.merge == sim::MergeOrder::shared ? "shared" : "all_at_once";
     j["compute_overlaps_loads"] = k.compute_overlaps_loads;
     j["tensor_core_rows_min"] = k.tensor_core_rows_min;
     for (const NumberField& f : number_fields) j[f.key] = k.*f.member;

@@ -1,7 +1,7 @@
 // kernel_file.hpp — kernel models (data/kernels/*.json, sim/kernel_model.hpp) from and to JSON.
 //
 // A kernel file holds every field of sim::KernelModel under the same name (units in the names), plus
-// "merge" ("serial" | "all_at_once"), "compute_overlaps_loads" (true | false) and, optionally, "fitted"
+// "merge" ("serial" | "all_at_once" | "shared"), "compute_overlaps_loads" (true | false) and, optionally, "fitted"
 // (what `leanattn calibrate` measured the fit on: free text). Refusals are InputErrors naming the file as
 // `kernel` and the key, as device files' are.
 #pragma once

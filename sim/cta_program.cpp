@@ -61,6 +61,7 @@ public:
         if (s.strategy == Strategy::stream_k) {
             starts_.resize(static_cast<std::size_t>(s.grid) + 1);
             for (std::int64_t g = 0; g <= s.grid; ++g) starts_[static_cast<std::size_t>(g)] = plan::stream_k_start(plan_, g);
+            if (k.merge == MergeOrder::shared) count_other_ctas();
         }
     }
 
@@ -87,9 +88,14 @@ public:
             if (s_.strategy == Strategy::fixed_split && s_.splits > 1) {
                 b.work(partial_store_, true);  // every split, host included, leaves a partial for the reduce kernel
             } else if (!seg.host) {
-                b.work(partial_store_, true, true);  // stream-k peer: partial, fence, flag
+                const std::int64_t host = other_.empty() ? -1 : host_of(seg.output);
+                const std::int64_t c = host < 0 ? 0 : contributors(host, seg);
+                if (shared_group(host, c)) shared_merge(b, g - host, host, c);
+                else b.work(partial_store_, true, true);  // stream-k peer: partial, fence, flag
             } else if (!seg.finishing) {
-                host_merge(b, g, contributors(g, seg));
+                const std::int64_t c = contributors(g, seg);
+                if (shared_group(g, c)) shared_merge(b, 0, g, c);
+                else host_merge(b, g, c);
             } else {
                 b.work(k_.output_store_ns);
             }
@@ -112,6 +118,48 @@ private:
     std::int64_t contributors(std::int64_t host, const Segment& seg) const {
         const std::int64_t last = plan::output_offset(plan_, seg.output) + plan::output_tiles(plan_, seg.output) - 1;
         return std::upper_bound(starts_.begin() + host, starts_.end() - 1, last) - starts_.begin() - 1 - host + 1;
+    }
+
+    // The CTA holding output `output`'s first LeanTile: the last whose start is at most that LeanTile.
+    std::int64_t host_of(std::int64_t output) const {
+        return std::upper_bound(starts_.begin(), starts_.end() - 1, plan::output_offset(plan_, output)) - starts_.begin() - 1;
+    }
+
+    // Under MergeOrder::shared: other_[g] counts the CTAs before g whose range is empty or spans more than one output
+    // (more than one segment), so that a group's test is one subtraction.
+    void count_other_ctas() {
+        other_.assign(starts_.size(), 0);
+        for (std::size_t g = 0; g + 1 < starts_.size(); ++g) {
+            const std::int64_t b = starts_[g], e = starts_[g + 1];
+            const bool one = e > b && plan::output_of_iteration(plan_, b) == plan::output_of_iteration(plan_, e - 1);
+            other_[g + 1] = other_[g] + (one ? 0 : 1);
+        }
+    }
+
+    // Whether the output hosted by `host` with `contributors` CTAs is merged by all of them (MergeOrder::shared: it is
+    // split, and each of its CTAs holds one segment, its part of it), as the GPU's step table marks it.
+    bool shared_group(std::int64_t host, std::int64_t contributors) const {
+        if (other_.empty() || contributors < 2) return false;
+        return other_[static_cast<std::size_t>(host + contributors)] == other_[static_cast<std::size_t>(host)];
+    }
+
+    // Contributor `rank` (0: the host) of an output merged by all its `contributors` CTAs from `host` on: its partial and
+    // arrival, a wait until every other contributor has arrived, then its share of the rows (rank, rank + contributors,
+    // …) merged over every partial, and stored.
+    void shared_merge(Builder& b, std::int64_t rank, std::int64_t host, std::int64_t contributors) const {
+        b.work(partial_store_, true, true);
+        for (std::int64_t i = 0; i < contributors; ++i) {
+            if (i != rank) b.wait(host + i);
+        }
+        const std::int64_t rows = p_.block_rows();
+        const std::int64_t mine = rank < rows ? (rows - rank + contributors - 1) / contributors : 0;
+        if (mine == 0) return;
+        // Its rows' loads of each peer's partial are in flight together, as the lone host's are for all rows: the time
+        // per peer (merge_ns_per_partial, the loads' round trips) is the host's, the bytes (merge_ns_per_kb) its share.
+        const double share = static_cast<double>(mine) / static_cast<double>(rows);
+        const double per_peer = k_.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k_.merge_ns_per_kb * share;
+        b.work(k_.merge_ns + static_cast<double>(contributors - 1) * per_peer, true);
+        b.work(k_.output_store_ns * share);
     }
 
     // Stream-k host CTA `host` of a split output: its peers' partials, then its output (Algorithm 2, lines 25–36).
@@ -138,6 +186,7 @@ private:
     const double rows16_;  // 16-row groups of a block: tile_compute_ns is per 16 rows
     const std::int64_t row_blocks_, outputs_per_request_;
     const double walk_, fill_, partial_store_, merge_per_peer_;
+    std::vector<std::int64_t> other_;  // MergeOrder::shared only (count_other_ctas)
     const ComputeCost compute_;
     std::vector<std::int64_t> starts_;  // stream-k: (grid + 1) every CTA's first LeanTile, then I
 };

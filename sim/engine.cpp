@@ -6,6 +6,7 @@
 #include <queue>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace leanattn::sim {
@@ -45,7 +46,7 @@ public:
            double start_ns, std::vector<StreamSpan>* streams)
         : streams_(streams), program_(program), sms_(sms), ctas_per_sm_(ctas_per_sm), memory_(memory), timeline_(timeline), t_(start_ns),
           ctas_(static_cast<std::size_t>(program.grid())), flag_ns_(static_cast<std::size_t>(program.grid()), never),
-          waiter_(static_cast<std::size_t>(program.grid()), -1), slot_cta_(static_cast<std::size_t>(sms * ctas_per_sm), -1),
+          waiter_(static_cast<std::size_t>(program.grid()), -1), next_waiter_(static_cast<std::size_t>(program.grid()), -1), slot_cta_(static_cast<std::size_t>(sms * ctas_per_sm), -1),
           streaming_on_sm_(static_cast<std::size_t>(sms), 0), partitions_(static_cast<std::size_t>(memory.partitions())) {
         for (Partition& p : partitions_) {
             p.latency_ns = memory.loaded_latency_ns(0);
@@ -142,11 +143,10 @@ private:
 
     void set_flag(std::int64_t g) {
         flag_ns_[static_cast<std::size_t>(g)] = t_;
-        const std::int64_t host = waiter_[static_cast<std::size_t>(g)];
-        if (host < 0) return;
-        waiter_[static_cast<std::size_t>(g)] = -1;
-        ++cta(host).phase;  // its wait is over
-        ready_.push_back(host);
+        for (std::int64_t w = std::exchange(waiter_[static_cast<std::size_t>(g)], -1); w >= 0; w = next_waiter_[static_cast<std::size_t>(w)]) {
+            ++cta(w).phase;  // its wait is over
+            ready_.push_back(w);
+        }
     }
 
     // Runs CTAs whose previous phase ended until each is in a phase that takes time, or done.
@@ -183,7 +183,7 @@ private:
                 case PhaseKind::wait:
                     if (flag_ns_[static_cast<std::size_t>(ph.peer)] > t_) {
                         set_state(c, SmState::waiting);
-                        waiter_[static_cast<std::size_t>(ph.peer)] = g;
+                        next_waiter_[static_cast<std::size_t>(g)] = std::exchange(waiter_[static_cast<std::size_t>(ph.peer)], g);
                         return;
                     }
                     break;
@@ -267,7 +267,8 @@ private:
     double t_;
     std::vector<Cta> ctas_;
     std::vector<double> flag_ns_;        // when each CTA's flag was set (never: not yet)
-    std::vector<std::int64_t> waiter_;   // the host waiting on each CTA's flag, or −1
+    std::vector<std::int64_t> waiter_;   // the first CTA waiting on each CTA's flag, or −1 (a shared merge has several)
+    std::vector<std::int64_t> next_waiter_;  // the CTA waiting on the same flag as this one, after it, or −1
     std::vector<std::int64_t> slot_cta_; // CTA in each slot, or −1
     std::vector<std::int64_t> streaming_on_sm_;
     std::vector<Partition> partitions_;

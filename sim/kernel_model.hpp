@@ -20,7 +20,11 @@ namespace leanattn::sim {
 // How a host CTA merges the partials of its output's peers.
 enum class MergeOrder : std::uint8_t {
     serial,      // Algorithm 2 as written: wait for peer 1, merge it, wait for peer 2, …
-    all_at_once  // leanattn's kernel: wait until every peer's flag is up, then merge them in one pass
+    all_at_once,  // leanattn's kernel: wait until every peer's flag is up, then merge them in one pass
+    // leanattn's kernel in a host-lengths step: as all_at_once, but an output split over CTAs that hold nothing else
+    // is merged by all of them, each a share of its rows (rows rank, rank + contributors, …) once every one has
+    // stored its partial, the host too. Other split outputs merge as all_at_once.
+    shared
 };
 
 struct KernelModel {
@@ -79,7 +83,7 @@ struct KernelModel {
     double partial_store_ns_per_kb = 0.0;
     double output_store_ns = 150.0;     // storing a finished output tile (O and its LSE)
     MergeOrder merge = MergeOrder::serial;
-    double merge_ns = 200.0;            // all_at_once: flags acquired and the merge set up; serial: per peer, its flag observed
+    double merge_ns = 200.0;            // all_at_once, shared: flags acquired and the merge set up; serial: per peer, its flag observed
     double merge_ns_per_partial = 300.0;  // per peer merged
     double merge_ns_per_kb = 0.0;       // per KiB of the peers' partials read
     double reduce_launch_ns = 2000.0;   // fixed-split: from the split kernel's end to the reduce kernel's CTAs

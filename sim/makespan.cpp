@@ -381,6 +381,7 @@ private:
         ctas_.resize(grid);
         flag_ns_.assign(grid, never);
         waiter_.assign(grid, -1);
+        next_waiter_.assign(grid, -1);
         timed_.clear();
         for (Partition& p : partitions_) {
             p.streaming = 0;
@@ -501,7 +502,7 @@ private:
                 case PhaseKind::wait: {
                     const double flag = flag_ns_[static_cast<std::size_t>(ph.peer)];
                     if (flag == never) {
-                        waiter_[static_cast<std::size_t>(ph.peer)] = g;
+                        next_waiter_[static_cast<std::size_t>(g)] = std::exchange(waiter_[static_cast<std::size_t>(ph.peer)], g);
                         c.at_ns = t;
                         return;
                     }
@@ -521,12 +522,14 @@ private:
 
     void set_flag(std::int64_t g, double t) {
         flag_ns_[static_cast<std::size_t>(g)] = t;
-        const std::int64_t host = waiter_[static_cast<std::size_t>(g)];
-        if (host < 0) return;
-        waiter_[static_cast<std::size_t>(g)] = -1;
-        Cta& h = cta(host);
-        ++h.phase;  // past its wait
-        run_until_stream(host, std::max(h.at_ns, t));
+        // Each waiter may park again on another flag (its next wait), so the next one is read before it runs on.
+        for (std::int64_t w = std::exchange(waiter_[static_cast<std::size_t>(g)], -1); w >= 0;) {
+            const std::int64_t next = next_waiter_[static_cast<std::size_t>(w)];
+            Cta& h = cta(w);
+            ++h.phase;  // past its wait
+            run_until_stream(w, std::max(h.at_ns, t));
+            w = next;
+        }
     }
 
     void finish(std::int64_t g, double t) {
@@ -580,7 +583,8 @@ private:
     std::int64_t sms_ = 0;
     std::vector<Cta> ctas_;
     std::vector<double> flag_ns_;       // when each CTA's flag is set (never: not known yet)
-    std::vector<std::int64_t> waiter_;  // the host parked on each CTA's flag, or −1
+    std::vector<std::int64_t> waiter_;       // the first CTA parked on each CTA's flag, or −1 (a shared merge has several)
+    std::vector<std::int64_t> next_waiter_;  // the CTA parked on the same flag as this one, after it, or −1
     std::vector<Partition> partitions_;
     TimedEvents timed_;                 // streams booked to start, slots booked to free
     std::vector<Event> ends_;           // one_wave's stream ends

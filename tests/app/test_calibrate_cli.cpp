@@ -462,6 +462,11 @@ TEST_CASE("kernel files: kernel_to_json reads back to the same model, and duplic
         unknown["cta_ns_per_kb_by_path"]["d512"] = 1.0;
         CHECK_THAT(refusal(unknown.dump()), Catch::Contains("d512"));
     }
+    for (const char* merge : {"serial", "all_at_once", "shared"}) {  // each merge order reads back as written
+        json m = j;
+        m["merge"] = merge;
+        CHECK(leanattn::app::kernel_to_json(leanattn::app::kernel_from_text(m.dump(), "k.json"))["merge"] == merge);
+    }
     {  // a path left out costs 0
         json partial = j;
         partial["cta_ns_per_kb_by_path"] = {{"d128", 5.0}};

@@ -228,6 +228,52 @@ TEST_CASE("a kernel that merges all peers at once never predicts a stream-k plan
     CHECK(one_by_one - at_once > 32 * all.merge_ns);
 }
 
+TEST_CASE("a shared merge: an output split over CTAs that hold nothing else is merged by all of them, each a share of its rows") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    sim::KernelModel all = app::load_kernel("leanattn-h100", h100);
+    all.merge = sim::MergeOrder::all_at_once;
+    sim::KernelModel shared = all;
+    shared.merge = sim::MergeOrder::shared;
+    const DeviceSpec planned = sim::device_for_kernel(h100, all);
+    // Falcon-7B at one request of 16k tokens: 5 row blocks of at most 15 rows, 16 CTAs on each, one segment each.
+    Problem falcon = one_output(71, 64, 16384);
+    falcon.tile = 64;
+    PlanOptions o;
+    o.strategy = Strategy::stream_k;
+    o.grid = 80;
+    const Schedule plan = make_schedule(falcon, planned, o);
+    REQUIRE(plan.splits == 1);
+    const sim::LaunchProgram program = sim::main_launch(plan, shared, 2);
+    for (std::int64_t g = 0; g < plan.grid; ++g) {
+        CAPTURE(g);
+        int signals = 0, waits = 0, reductions = 0;
+        for (std::int64_t i = program.first[g]; i < program.first[g + 1]; ++i) {
+            const sim::Phase& ph = program.phases[i];
+            signals += ph.signals ? 1 : 0;
+            waits += ph.kind == sim::PhaseKind::wait ? 1 : 0;
+            if (ph.kind == sim::PhaseKind::wait) CHECK(ph.peer / 16 == g / 16);  // a contributor of its own output
+            reductions += ph.kind == sim::PhaseKind::work && ph.reduction && !ph.signals ? 1 : 0;
+        }
+        CHECK(signals == 1);  // its partial, the host's too
+        CHECK(waits == 15);   // every other contributor
+        CHECK(reductions == (g % 16 < 15 ? 1 : 0));  // 15 rows among 16 contributors: the last merges none
+    }
+    // A sixteenth of each merge on every CTA instead of all of it on the host: sooner where merges are dear.
+    sim::KernelModel dear_all = all, dear_shared = shared;
+    dear_all.merge_ns_per_kb = dear_shared.merge_ns_per_kb = 2000.0;
+    const double at_once = play(plan, &dear_all).makespan_ns, by_all = play(plan, &dear_shared).makespan_ns;
+    CHECK(by_all < at_once - 10 * 2000.0);
+    // An output whose host or peers hold a segment of another output merges as all_at_once: the same programs.
+    Problem two = one_output(8, 128, 4 * 128);
+    two.batch = 2;
+    two.ctx = {4 * 128, 4 * 128};
+    o.grid = 3;  // CTA 1 holds the end of output 0 and the start of output 1
+    const Schedule straddling = make_schedule(two, planned, o);
+    const sim::LaunchProgram a = sim::main_launch(straddling, all, 2), b = sim::main_launch(straddling, shared, 2);
+    REQUIRE(a.phases.size() == b.phases.size());
+    for (std::size_t i = 0; i < a.phases.size(); ++i) CHECK((a.phases[i].kind == b.phases[i].kind && a.phases[i].amount == b.phases[i].amount));
+}
+
 TEST_CASE("an overlapped compute longer than the loads sets a segment's time: makespan = launch + set-up + compute + store") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     sim::KernelModel k = app::load_kernel("leanattn-h100", h100);

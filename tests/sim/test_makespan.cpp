@@ -26,8 +26,8 @@ double full_simulation_ns(const Schedule& plan, const sim::KernelModel& kernel, 
 }
 
 // Calls check(i, plan, kernel, model) on the plan of every strategy of 60 random problems (draw i), on one HBM
-// partition and on eight, under the fitted kernel, one of unequal SMs with a soft knee (every rate differs) and
-// the paper's.
+// partition and on eight, under the fitted kernel, one of unequal SMs with a soft knee (every rate differs) whose
+// split outputs' CTAs share their merges where they can (several CTAs wait on one flag), and the paper's.
 template <typename Check>
 void for_random_plans(std::uint64_t salt, Check&& check) {
     const DeviceSpec h100 = app::load_device("h100-sxm");
@@ -36,6 +36,7 @@ void for_random_plans(std::uint64_t salt, Check&& check) {
     sim::KernelModel uneven = fitted;
     uneven.latency_knee_exponent = 2.0;
     uneven.sm_latency_spread = 0.5;
+    uneven.merge = sim::MergeOrder::shared;  // several CTAs wait on one flag
     auto rng = seeded_rng(salt);
     for (int i = 0; i < 60; ++i) {
         const Problem p = random_problem(rng, 1 << 16);
