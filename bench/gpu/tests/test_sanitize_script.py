@@ -47,24 +47,33 @@ def test_every_tool_runs_every_problem_and_reports_one_line(tmp_path):
     p, out = run(tmp_path)
     summary = (out / "sanitize-summary.txt").read_text().splitlines()
     assert [line.split()[0] for line in summary] == ["memcheck", "racecheck", "synccheck", "initcheck"]
-    assert summary[2] == "synccheck  clean  42/42 runs" and summary[3] == "initcheck  clean  42/42 runs"
-    # 24 problems of the first paths and 9 per dtype of the paths added since (d 96, d 256, q_len 4, MQA, row blocks)
+    assert summary[2] == "synccheck  clean  44/44 runs" and summary[3] == "initcheck  clean  44/44 runs"
+    # 24 problems of the first paths and 10 per dtype of the paths added since (d 96, d 256, q_len 4, MQA, team tiles,
+    # row blocks)
     # racecheck: the 8 ragged problems (2 dtypes x 2 head dims x 2 row paths); memcheck: the 4 bf16 GQA ones
-    assert summary[1].startswith("racecheck  FAILED  34/42 clean (failing: d64-cuda-cores-fp16 ragged")
-    assert summary[0].startswith("memcheck  FAILED  38/42 clean") and "d128-tensor-cores-bf16 gqa" in summary[0]
+    assert summary[1].startswith("racecheck  FAILED  36/44 clean (failing: d64-cuda-cores-fp16 ragged")
+    assert summary[0].startswith("memcheck  FAILED  40/44 clean") and "d128-tensor-cores-bf16 gqa" in summary[0]
     assert p.returncode == 1
     log = (out / "sanitize-racecheck.log").read_text()
-    assert log.count("== racecheck:") == 42 and "--layout ragged" in log  # the binary takes layouts: ragged runs as one
+    assert log.count("== racecheck:") == 44 and "--layout ragged" in log  # the binary takes layouts: ragged runs as one
     assert not list(out.glob(".sanitize-*"))
 
 
 def test_quick_runs_fp16_only(tmp_path):
     p, out = run(tmp_path, "--quick")
     summary = (out / "sanitize-summary.txt").read_text()
-    assert "initcheck  clean  21/21 runs" in summary and "bf16" not in (out / "sanitize-memcheck.log").read_text()
+    assert "initcheck  clean  22/22 runs" in summary and "bf16" not in (out / "sanitize-memcheck.log").read_text()
 
 
 def test_runs_past_the_deadline_are_counted_as_not_run(tmp_path):
     p, out = run(tmp_path, "--quick", "--deadline-s", "0")
     summary = (out / "sanitize-summary.txt").read_text().splitlines()
-    assert summary[0] == "memcheck  INCOMPLETE  0/21 clean, 21 not run (deadline 0 s)" and p.returncode == 1
+    assert summary[0] == "memcheck  INCOMPLETE  0/22 clean, 22 not run (deadline 0 s)" and p.returncode == 1
+
+
+def test_only_keeps_the_problems_whose_name_matches(tmp_path):
+    p, out = run(tmp_path, "--quick", "--only", "rows")
+    summary = (out / "sanitize-summary.txt").read_text()
+    log = (out / "sanitize-memcheck.log").read_text()
+    assert "memcheck  clean  3/3 runs" in summary and p.returncode == 0  # the tiles of 56, 64 and 71 rows
+    assert log.count("== memcheck:") == 3 and log.count("--tile-rows") == 3
