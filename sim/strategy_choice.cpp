@@ -151,37 +151,51 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
         if (d.strategy == Strategy::fixed_split) heuristic = plan.splits;
         if (d.strategy == Strategy::stream_k) stream_k = std::move(plan);
     }
+    const std::int64_t slots = planned.resident_ctas();
+    const std::int64_t outputs = plan::outputs(stream_k.view());
+    // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
+    // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
+    // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
+    // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
+    // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
+    const bool vary_grid = vary_parameters && base.grid == 0;
+    std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
+    if (vary_grid && whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh_unless_bounded(Strategy::stream_k, 0, whole, tie);
+    else whole = 0;  // not weighed
+    // With few outputs the largest k is large, and a merge of k partials costs a round trip per merge_batch_peers
+    // of them (the kernel loads peers' partials 8 at a time): 16 and 8 CTAs on every output are weighed as well, on the
+    // same 0.1%. Measured on an H100 (bench/results/raw/gpu-2026-11-26-contributors): Falcon-7B at one request of 16k
+    // tokens (5 outputs) ran 14.5 us at 16 CTAs per output against 15.5 at 26 (the largest k) as host-lengths steps.
+    std::int64_t merge_sized[2] = {0, 0};
+    for (int i = 0; i < 2 && vary_grid; ++i) {
+        const std::int64_t grid = (2 - i) * merge_batch_peers * outputs;
+        if (grid >= 2 * outputs && grid < (whole > 0 ? whole : slots) && grid != stream_k.grid && grid <= stream_k.total_tiles) {
+            w.weigh_unless_bounded(Strategy::stream_k, 0, grid, tie);
+            merge_sized[i] = grid;
+        }
+    }
     // Half and double FlashAttention-2's split count, weighed after the three default plans, are taken only where
     // the model predicts them 10% ahead of the best of those, as the other grids below: on kernel v20 the model
     // preferred half the splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower
     // than stream-k (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto).
     if (vary_parameters && heuristic >= 4) w.weigh_unless_bounded(Strategy::fixed_split, heuristic / 2, 0, 0.10);
     if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh_unless_bounded(Strategy::fixed_split, heuristic * 2, 0, 0.10);
-    const std::int64_t slots = planned.resident_ctas();
     // The split count that fills the resident CTAs once (one wave, no second): FlashAttention-2's count aims at waves
     // of the SMs, which for a few long outputs means several waves of short splits and a long reduction; measured on
     // an H100, Falcon-7B at one request of 16k tokens (5 outputs) ran 14.5 us at 16 splits against 22.5 at the
     // heuristic's 64 and 17.5 for stream-k, where the host-lengths model predicted 15.0, 22.1 and 18.5
     // (bench/results/raw/gpu-2026-11-26-auto-host-model). Taken on the same 10% as half and double.
-    const std::int64_t outputs = plan::outputs(stream_k.view());
     const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>(slots / outputs, 128) : 0;
     if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2 && one_wave != heuristic * 2)
         w.weigh_unless_bounded(Strategy::fixed_split, one_wave, 0, 0.10);
     if (!vary_parameters || base.grid != 0) return w.take();
-    // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
-    // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
-    // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
-    // 8-16k tokens where the model predicted 1% (bench/results/raw/gpu-2026-11-24-v19-grids), and auto's new
-    // choices ran 0.72-1.00x the time of its old ones (bench/results/raw/gpu-2026-11-24-whole-grid).
-    std::int64_t whole = outputs > 0 ? slots / outputs * outputs : 0;
-    if (whole >= 2 * outputs && whole < slots && whole != stream_k.grid && whole <= stream_k.total_tiles) w.weigh_unless_bounded(Strategy::stream_k, 0, whole, tie);
-    else whole = 0;  // not weighed
     // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with
     // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
     // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
     // (MQA shapes), and lost up to 5% where it predicted 3-7% (bench/results/raw/gpu-2026-11-24-grid-check).
     for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
-        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid <= stream_k.total_tiles) w.weigh_unless_bounded(Strategy::stream_k, 0, grid, 0.10);
+        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid != merge_sized[0] && grid != merge_sized[1] && grid <= stream_k.total_tiles)
+            w.weigh_unless_bounded(Strategy::stream_k, 0, grid, 0.10);
     }
     // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why, half_tile_margin at what margin), unless the caller chose
     // the tile's rows.

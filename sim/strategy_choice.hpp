@@ -1,13 +1,15 @@
 // strategy_choice.hpp — `--strategy auto`: the plan a kernel model predicts fastest.
 //
 // choose_strategy() plans stream-k (the aligned rule), no-split and fixed-split (FlashAttention-2's split count),
-// then fixed-split at half and double the split count and at the count that fills the resident CTAs once, then
-// stream-k with k CTAs on every output at the largest
-// such grid that fits and at the full, three-quarter and half grid, and last, for KV heads of 9-16 rows, stream-k on
-// two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
+// then stream-k with k CTAs on every output at the largest such grid that fits and at k = 16 and 8 (a merge's
+// batches of peers, merge_batch_peers), then fixed-split at half and double the split count and at the count that
+// fills the resident CTAs once, then stream-k at the full, three-quarter and half grid, and last, for KV heads of 9-16
+// rows, stream-k on two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
-// its margin: no-split 3% (or any time stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%, stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double
-// or one wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). Each plan's time is its simulated makespan (makespan.hpp: the same number
+// its margin: no-split 3% (or any time stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%,
+// stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
+// wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
+// is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
 //
 // What it costs (bench_auto_speed, the 100 held-out problems of the H100 sweep, one core of a 2-core machine): a
@@ -81,6 +83,9 @@ enum class Weighing {
 // predicted 1.6%, and the refit with the idle SMs' bandwidth term predicts it 0.7% slower. So such a plan is taken
 // unless predicted slower by more than half_tile_margin (a margin in its favour, below the bias measured).
 inline constexpr std::int64_t half_tile_rows = 8;
+// Peers' partials a merge loads at once (the kernel's batch in merge_partials, cuda/decode_device.cuh): each batch is an L2 round trip, so a
+// merge's time steps up every this many contributors, and auto weighs 8 and 16 CTAs on every output.
+inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
 
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller

@@ -263,7 +263,7 @@ TEST_CASE("one output per SM and nothing to split: one whole output per CTA (str
     CHECK(c.predicted_us == c.candidates[1].predicted_us);  // the same plan, the same time
 }
 
-TEST_CASE("a few long MQA outputs: auto weighs the split count that fills the SMs once, and takes it where predicted 10% ahead") {
+TEST_CASE("a few long MQA outputs: auto weighs 16 and 8 CTAs per output, then the split count that fills the SMs once, which must win by 10%") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
     const DeviceSpec planned = sim::device_for_kernel(h100, host);
@@ -272,13 +272,23 @@ TEST_CASE("a few long MQA outputs: auto weighs the split count that fills the SM
     REQUIRE(p.outputs() == 5);
     const std::int64_t one_wave = planned.resident_ctas() / p.outputs();
     const sim::StrategyChoice c = sim::choose_strategy(p, h100, host, 2);
-    const auto weighed = std::find_if(c.candidates.begin(), c.candidates.end(),
-                                      [&](const sim::StrategyCandidate& x) { return x.options.strategy == Strategy::fixed_split && x.options.splits == one_wave; });
-    REQUIRE(weighed != c.candidates.end());
-    // The fit predicts it well ahead of the heuristic's 64 splits and of stream-k (measured: 14.7 us against 22.5 and 17.7).
-    CHECK(c.options.strategy == Strategy::fixed_split);
-    CHECK(c.options.splits == one_wave);
-    CHECK(weighed->predicted_us < 0.9 * c.candidates.front().predicted_us);
+    const auto find = [&](Strategy s, std::int64_t grid_or_splits) {
+        return std::find_if(c.candidates.begin(), c.candidates.end(), [&](const sim::StrategyCandidate& x) {
+            return x.options.strategy == s && (s == Strategy::fixed_split ? x.options.splits : x.options.grid) == grid_or_splits;
+        });
+    };
+    const auto sixteen = find(Strategy::stream_k, 16 * p.outputs()), eight = find(Strategy::stream_k, 8 * p.outputs());
+    const auto wave = find(Strategy::fixed_split, one_wave);
+    REQUIRE(sixteen != c.candidates.end());
+    REQUIRE(eight != c.candidates.end());
+    REQUIRE(wave != c.candidates.end());
+    CHECK(sixteen < wave);  // one launch is weighed before another split count
+    // Measured on an H100 as host-lengths steps: 14.5 us at 16 CTAs per output, 18.0 at 8, 15.5 at 26 (the largest k),
+    // fixed-split at 26 splits 14.6 (bench/results/raw/gpu-2026-11-26-contributors); in Python's timing 15.2 and 18.6.
+    CHECK(c.options.strategy == Strategy::stream_k);
+    CHECK(c.options.grid == 16 * p.outputs());
+    CHECK(sixteen->predicted_us < eight->predicted_us);
+    CHECK_FALSE(sim::beats(wave->predicted_us, c.predicted_us, 0.10));  // fixed-split's one wave did not win by its 10%
     // Without varied parameters only the three default plans are weighed.
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).candidates.size() == 3);
 }
@@ -316,11 +326,19 @@ TEST_CASE("KV heads of 16 rows: auto weighs them as two 8-row tiles last, and ta
     const sim::StrategyCandidate& cut = c.candidates.back();
     CHECK(cut.tile_rows == 8);
     CHECK(cut.options.strategy == Strategy::stream_k);
-    // The kernel models over-predict 8-row tiles (strategy_choice.hpp): taken unless predicted slower by more than
-    // half_tile_margin.
-    CHECK(cut.predicted_us < c.candidates.front().predicted_us * (1 - sim::half_tile_margin));
-    CHECK(c.tile_rows == 8);
+    // The kernel models over-predict 8-row tiles (strategy_choice.hpp): taken unless predicted slower than the choice
+    // so far by more than half_tile_margin (the fit of v27's sweep predicts them 11% slower here: 16-row tiles chosen;
+    // measured in Python's timing 33.5 us against 33.0-33.3, cuDNN 33.2-33.3).
+    if (c.tile_rows == 8) CHECK(c.predicted_us == cut.predicted_us);
+    else CHECK_FALSE(sim::beats(cut.predicted_us, c.predicted_us, sim::half_tile_margin));
     CHECK(c.options.strategy == Strategy::stream_k);
+    // Where 8-row tiles cost no more than 16-row ones (compute and the row blocks' re-reads free), they are taken.
+    sim::KernelModel free_rows = host;
+    free_rows.compute_ns_per_kscore = free_rows.compute_ns_per_mmac = 0.0;
+    free_rows.reread_fraction = 0.0;
+    const sim::StrategyChoice f = sim::choose_strategy(p, h100, free_rows, 2);
+    CHECK(f.candidates.back().tile_rows == 8);
+    CHECK(f.tile_rows == 8);
     // Not weighed where the caller chose the tile's rows, where a KV head has 8 rows or fewer, or more than 16.
     for (const Problem& q : {planned_problem(p, 16), decode_shape(1, 64, 8, 128, 16384), with_q_len(p, 2)}) {
         CAPTURE(q.rows(), q.tile_rows);
