@@ -62,6 +62,7 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         std::size_t end = begin;
         while (end < runs.size() && runs[end].label == runs[begin].label) ++end;
         ++c.problems;
+        std::size_t chosen = end;  // auto's pick among the three plans that ran (end: not all three ran)
         if (end - begin == 3) {  // the three strategies measured: what would auto have run?
             // Its host time: the whole choice, every candidate weighed.
             const auto t0 = std::chrono::steady_clock::now();
@@ -69,7 +70,6 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             auto_times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
             // Its pick among the three plans that ran (their replays: the planner may plan otherwise today), by
             // choose_strategy's rule for the default plans (sim::default_plans: their order and margins).
-            std::size_t chosen = end;
             for (const sim::DefaultPlan& d : sim::default_plans) {
                 for (std::size_t i = begin; i < end; ++i) {
                     if (runs[i].strategy == d.strategy && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], d.margin))) chosen = i;
@@ -113,6 +113,10 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
                 ++c.fastest_decided;
                 const std::size_t predicted = sim::fastest_run(predicted_us, runs, begin, end);
                 const std::size_t measured = order[0]->fastest;
+                if (chosen != end) {
+                    ++c.auto_picks_decided;
+                    c.auto_picks_fastest += plan_kind(planned.plans[chosen]) == plan_kind(planned.plans[measured]) ? 1 : 0;
+                }
                 if (plan_kind(planned.plans[predicted]) == plan_kind(planned.plans[measured])) {
                     ++c.fastest_right;
                 } else {
@@ -177,7 +181,8 @@ void write_check_text(std::ostream& out, const CalibrationCheck& c) {
     for (const auto& [name, e] : c.by_strategy) out << "  " << name << " median " << percent(e.median) << " (signed " << percent(e.median_signed) << ")";
     out << "\n"
         << "  waves exact: " << c.grids_matching << " of " << c.runs << " remade plans have the GPU's grid\n"
-        << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise\n"
+        << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise"
+        << " (auto's pick by its margins: the fastest on " << c.auto_picks_fastest << " of " << c.auto_picks_decided << ")\n"
         << "  --strategy auto: within 3% of the best measured on " << c.auto_within_3pct << " of " << c.auto_problems << " problems (worst "
         << percent(c.auto_worst_loss) << " slower); " << std::fixed << std::setprecision(1) << c.auto_host_us << " us of host time per choice (median)\n"
         << "  worst runs:\n";
@@ -195,6 +200,8 @@ nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
             {"by_strategy", by_strategy_json(c)},
             {"grids_matching", c.grids_matching},
             {"fastest_right", c.fastest_right},
+            {"auto_picks_fastest", c.auto_picks_fastest},
+            {"auto_picks_decided", c.auto_picks_decided},
             {"fastest_decided", c.fastest_decided},
             {"auto", {{"within_3pct", c.auto_within_3pct}, {"problems", c.auto_problems}, {"worst_loss", c.auto_worst_loss}, {"host_us_median", c.auto_host_us}}},
             {"worst", c.worst},

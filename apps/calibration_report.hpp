@@ -22,6 +22,9 @@ struct CalibrationCheck {
     std::vector<std::pair<std::string, sim::ErrorSummary>> by_strategy;  // the model's errors over each strategy's runs
     std::size_t grids_matching = 0, runs = 0;
     std::size_t fastest_right = 0, fastest_decided = 0;  // problems whose measured gap exceeds noise
+    // Of those where all three strategies ran: where auto's pick among them (sim::default_plans: the order and margins it
+    // weighs them by) is the plan that ran fastest. The margins stand for the model's errors where plans come close.
+    std::size_t auto_picks_fastest = 0, auto_picks_decided = 0;
     std::size_t problems = 0;
     // --strategy auto (sim/strategy_choice.hpp, the three default plans): its pick within 3% of the best
     // measured strategy, and the worst loss; host time per choice (median, µs).

@@ -148,9 +148,17 @@ TEST_CASE("the check's fastest strategy: runs of one plan (no-split's, under str
     CHECK(right.fastest_decided == 1);
     CHECK(right.fastest_right == 1);
     CHECK(right.fastest_wrong.empty());
+    CHECK(right.auto_picks_decided == 1);
+    CHECK(right.auto_picks_fastest == 1);  // stream-k first, no-split takes its own plan: the fastest plan
     const app::CalibrationCheck wrong = check(14.0);  // fixed-split predicted fastest
     CHECK(wrong.fastest_decided == 1);
     CHECK(wrong.fastest_right == 0);
+    // auto's margins: fixed-split 6.7% ahead beats its 5%, so auto picks it too.
+    CHECK(wrong.auto_picks_fastest == 0);
+    // Predicted 4% ahead, under fixed-split's 5%: the model's fastest is wrong, auto's pick (stream-k's plan) right.
+    const app::CalibrationCheck margin = check(15.0 * 0.96);
+    CHECK(margin.fastest_right == 0);
+    CHECK(margin.auto_picks_fastest == 1);
     // Named in the report: what ran fastest, by how much, and what the model put first instead.
     REQUIRE(wrong.fastest_wrong.size() == 1);
     CHECK_THAT(wrong.fastest_wrong[0], Catch::StartsWith("stream-k ran 14.5 us, 35.2% ahead of the runner-up; predicted first: fixed-split (-6.7% against stream-k)"));
