@@ -4,7 +4,7 @@
     python3 bench/gpu/make_report.py RUN_DIR [--sanitize SANITIZE_DIR] [--run-command TEXT] [--models MODELS_DIR] [--models-kernel vN]
                                      [--md bench/results/gpu-decode-h100.md] [--svg bench/results/gpu-decode-h100-fixed-cost.svg]
 
-RUN_DIR holds suite.jsonl (bench/gpu/suite.py); SANITIZE_DIR, sanitize-summary.txt (bench/gpu/sanitize.sh).
+RUN_DIR holds suite.jsonl or suite.jsonl.xz (bench/gpu/suite.py); SANITIZE_DIR, sanitize-summary.txt (bench/gpu/sanitize.sh).
 --run-command: the device call that produced them, quoted in the report beside the suite's own command line.
 --models: a folder bench/gpu/models.py wrote (models.jsonl, models.md): its table closes the report as "Every
 model", with the GPU, the date and the command of that run.

@@ -89,9 +89,15 @@ class Writer:
 
 
 def read(path):
-    """Every record of a suite.jsonl; lines that are not JSON objects (a torn last line) are skipped."""
+    """Every record of a suite.jsonl (or, where it is missing, of its xz-compressed copy suite.jsonl.xz, as raw results
+    over 150 KB are kept); lines that are not JSON objects (a torn last line) are skipped."""
+    import lzma
+    import pathlib
+
+    path = pathlib.Path(path)
+    compressed = path.with_name(path.name + ".xz")
     out = []
-    with open(path) as f:
+    with (lzma.open(compressed, "rt") if not path.exists() and compressed.exists() else open(path)) as f:
         for line in f:
             line = line.strip()
             if line.startswith("{"):

@@ -171,3 +171,9 @@ def test_the_models_section_reads_a_compressed_record_too(tmp_path):
     (folder / "models.jsonl.xz").write_bytes(lzma.compress(b'{"kind": "machine", "gpu": "GPU Y", "date": "d", "torch": "t", "cudnn": 1}\n'))
     (folder / "models.md").write_text("| model |\n")
     assert "GPU Y, d" in make_report.models_section(folder)
+
+
+def test_a_compressed_suite_record_reads_as_the_plain_one(full, tmp_path):
+    import lzma
+    (tmp_path / "suite.jsonl.xz").write_bytes(lzma.compress((full["folder"] / "suite.jsonl").read_bytes()))
+    assert records.read(tmp_path / "suite.jsonl") == records.read(full["folder"] / "suite.jsonl")
