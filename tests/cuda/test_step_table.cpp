@@ -1,7 +1,8 @@
 // A host-lengths step's table (cuda/step_table.hpp), on the CPU: for random plans walked at random live lengths,
 // every live token of every output lies in exactly one segment; each output that has tokens has one host, whose
 // count of contributors is the number of its segments, held by the CTAs that follow it; a stream-k output whose
-// contributors have no other segment is a shared merge; and a plan too large for a launch is refused rather than cut short.
+// contributors have no other segment is a shared merge (and the simulator's `merge: shared` programs share the same
+// outputs); and a plan too large for a launch is refused rather than cut short.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -10,6 +11,7 @@
 #include "../core/random_problems.hpp"
 #include "core/live_plan.hpp"
 #include "cuda/step_table.hpp"
+#include "sim/cta_program.hpp"
 
 using namespace leanattn;
 using namespace leanattn::testing;
@@ -125,6 +127,47 @@ TEST_CASE("k CTAs on every output share each output's merge: every contributor k
         CHECK(((seg.role & cuda::TableSegment::share_mask) >> cuda::TableSegment::share_shift) == g % 16 + 1);
         CHECK(((seg.role & cuda::TableSegment::host_bit) != 0) == (g % 16 == 0));
     }
+}
+
+TEST_CASE("the simulator's shared merges are the step table's: a CTA of one segment shares a merge in both or in neither") {
+    // The rule lives twice (the host marks a launch's table, the simulator plays the plan): with every request at its
+    // capacity, a CTA of one segment shares its output's merge where the table marks it, and only there does its
+    // program under `merge: shared` both publish a partial and wait for peers (a lone host waits, a peer publishes).
+    auto rng = seeded_rng(48);
+    static cuda::StepTable step;
+    sim::KernelModel shared;
+    shared.merge = sim::MergeOrder::shared;
+    int checked = 0, sharing = 0;
+    for (int i = 0; i < 400; ++i) {
+        Problem p = random_problem(rng, 20000);
+        p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
+        p.q_heads = p.kv_heads * log_uniform(rng, 1, 8);
+        DeviceSpec d = random_device(rng);
+        d.sms = log_uniform(rng, 1, 160);
+        d.ctas_per_sm = 1;
+        PlanOptions options{.strategy = Strategy::stream_k};
+        if (i % 3 == 1) options.grid = log_uniform(rng, 1, d.sms);  // k CTAs on an output, where shared merges happen
+        const Schedule plan = make_schedule(p, d, options);
+        const std::vector<std::int32_t> lengths(p.ctx.begin(), p.ctx.end());
+        if (!cuda::make_step_table(plan, strided_view(p), lengths.data(), step)) continue;
+        const sim::LaunchProgram program = sim::main_launch(plan, shared, 2);
+        CAPTURE(i, describe(p, d), plan.grid);
+        for (std::int64_t g = 0; g < plan.grid; ++g) {
+            if (step.cta_first[g + 1] - step.cta_first[g] != 1) continue;
+            const bool marked = (step.segments[step.cta_first[g]].role & cuda::TableSegment::share_mask) != 0;
+            bool signals = false, waits = false;
+            for (std::int64_t k = program.first[g]; k < program.first[g + 1]; ++k) {
+                signals = signals || program.phases[k].signals;
+                waits = waits || program.phases[k].kind == sim::PhaseKind::wait;
+            }
+            CAPTURE(g);
+            CHECK(marked == (signals && waits));
+            ++checked;
+            sharing += marked ? 1 : 0;
+        }
+    }
+    CHECK(checked > 1000);
+    CHECK(sharing > 100);
 }
 
 TEST_CASE("a plan with more CTAs or segments than one launch holds is refused, not cut short") {
