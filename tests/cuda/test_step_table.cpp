@@ -26,6 +26,17 @@ KvCacheView strided_view(const Problem& p) {
     return kv;
 }
 
+// A problem of up to 8 KV heads and groups of 1-8, and a device of 1-160 SMs of one CTA each: plans a table holds.
+std::pair<Problem, DeviceSpec> random_table_case(std::mt19937_64& rng) {
+    Problem p = random_problem(rng, 20000);
+    p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
+    p.q_heads = p.kv_heads * log_uniform(rng, 1, 8);
+    DeviceSpec d = random_device(rng);
+    d.sms = log_uniform(rng, 1, 160);
+    d.ctas_per_sm = 1;
+    return {p, d};
+}
+
 }  // namespace
 
 TEST_CASE("a step table holds every live token of every output once, one host per output counting its contributors, on consecutive CTAs") {
@@ -33,12 +44,7 @@ TEST_CASE("a step table holds every live token of every output once, one host pe
     static cuda::StepTable step;
     int tabulated = 0, shared = 0;
     for (int i = 0; i < 3000; ++i) {
-        Problem p = random_problem(rng, 20000);
-        p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
-        p.q_heads = p.kv_heads * log_uniform(rng, 1, 8);
-        DeviceSpec d = random_device(rng);
-        d.sms = log_uniform(rng, 1, 160);
-        d.ctas_per_sm = 1;
+        const auto [p, d] = random_table_case(rng);
         const Strategy strategy = std::array{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}[i % 3];
         PlanOptions options{.strategy = strategy};
         if (strategy == Strategy::stream_k && i % 2 == 1) options.stream_k_rule = StreamKRule::paper;
@@ -139,12 +145,7 @@ TEST_CASE("the simulator's shared merges are the step table's: a CTA of one segm
     shared.merge = sim::MergeOrder::shared;
     int checked = 0, sharing = 0;
     for (int i = 0; i < 400; ++i) {
-        Problem p = random_problem(rng, 20000);
-        p.kv_heads = std::min<std::int64_t>(p.kv_heads, 8);
-        p.q_heads = p.kv_heads * log_uniform(rng, 1, 8);
-        DeviceSpec d = random_device(rng);
-        d.sms = log_uniform(rng, 1, 160);
-        d.ctas_per_sm = 1;
+        const auto [p, d] = random_table_case(rng);
         PlanOptions options{.strategy = Strategy::stream_k};
         if (i % 3 == 1) options.grid = log_uniform(rng, 1, d.sms);  // k CTAs on an output, where shared merges happen
         const Schedule plan = make_schedule(p, d, options);
