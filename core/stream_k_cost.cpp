@@ -145,6 +145,7 @@ public:
         StreamKEstimate out;
         previous_ = std::nullopt;
         for (std::int64_t g = 0; g < grid; ++g) {
+            out.most_tiles = std::max(out.most_tiles, starts_[g + 1] - starts_[g]);
             if (starts_[g + 1] > starts_[g]) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
         }
@@ -288,10 +289,21 @@ private:
     std::optional<Place> previous_;             // where the last non-empty CTA described ends (its last LeanTile)
 };
 
-bool better(const StreamKEstimate& a, const StreamKEstimate& b) {
-    const bool tie = std::abs(a.makespan_ns - b.makespan_ns) <= 1e-9 * std::max(a.makespan_ns, b.makespan_ns);
-    if (!tie) return a.makespan_ns < b.makespan_ns;
-    return a.partials != b.partials ? a.partials < b.partials : a.empty < b.empty;
+// Whether a candidate's most loaded CTA holds at most 1.5x its grid's fair share (the paper's plan's, ⌈LeanTiles /
+// grid⌉): a snap may move starts onto boundaries, not pile the LeanTiles of the CTAs it empties onto their neighbours.
+bool balanced(const AlignedCandidate& c, std::int64_t total_tiles) {
+    const std::int64_t fair = (total_tiles + c.grid - 1) / c.grid;
+    return 2 * c.estimate.most_tiles <= 3 * fair;
+}
+
+// The order of choose_aligned (stream_k_cost.hpp): the lower estimate; of equal ones, a balanced plan, then fewer
+// partials, then fewer empty CTAs. Equal on all, the earlier candidate stays.
+bool better(const AlignedCandidate& a, const AlignedCandidate& b, std::int64_t total_tiles) {
+    const bool tie = std::abs(a.estimate.makespan_ns - b.estimate.makespan_ns) <= 1e-9 * std::max(a.estimate.makespan_ns, b.estimate.makespan_ns);
+    if (!tie) return a.estimate.makespan_ns < b.estimate.makespan_ns;
+    const bool balanced_a = balanced(a, total_tiles), balanced_b = balanced(b, total_tiles);
+    if (balanced_a != balanced_b) return balanced_a;
+    return a.estimate.partials != b.estimate.partials ? a.estimate.partials < b.estimate.partials : a.estimate.empty < b.estimate.empty;
 }
 
 }  // namespace
@@ -370,13 +382,13 @@ std::vector<AlignedCandidate> AlignedSearch::candidates(std::int64_t grid, bool 
         }
     }
     std::vector<AlignedCandidate> out;
-    std::optional<StreamKEstimate> best;
+    std::optional<AlignedCandidate> best;
     for (const std::int64_t g : grids) {
-        if (best && state_->estimator.bound_ns(g, plan.total_tiles) > best->makespan_ns * (1.0 + 1e-9)) continue;
+        if (best && state_->estimator.bound_ns(g, plan.total_tiles) > best->estimate.makespan_ns * (1.0 + 1e-9)) continue;
         const std::size_t first = out.size();
         state_->search_grid(g, out);
         for (std::size_t i = first; i < out.size(); ++i) {
-            if (!best || better(out[i].estimate, *best)) best = out[i].estimate;
+            if (!best || better(out[i], *best, plan.total_tiles)) best = out[i];
         }
     }
     return out;
@@ -386,7 +398,7 @@ AlignedCandidate AlignedSearch::choose(std::int64_t grid, bool grid_given) {
     const std::vector<AlignedCandidate> all = candidates(grid, grid_given);
     AlignedCandidate best = all.front();
     for (const AlignedCandidate& c : all) {
-        if (better(c.estimate, best.estimate)) best = c;
+        if (better(c, best, state_->plan.total_tiles)) best = c;
     }
     // Starts all on boundaries stay there under any larger snap: recording the largest says that no live
     // lengths can split an output (Schedule::whole_outputs), which lets the plan serve every step safely.

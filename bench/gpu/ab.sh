@@ -13,6 +13,7 @@
 #   (`.devbuild:--lengths host`: one build, two ways of running it)
 #   --models: the model shapes of target_shapes.sh too
 #   --shapes FILE: these shapes instead, one NAME:cuda-bench-flags a line (# comments and blank lines skipped)
+#   --strategy S: time this strategy (e.g. auto) instead of all three; its row shows each side's plan (strategy, grid)
 # Writes OUT/ab.txt (the table), OUT/A-*.json and OUT/B-*.json (every cuda bench result).
 set -uo pipefail
 a=${1%%:*}; b=${2%%:*}; out=$3
@@ -20,12 +21,13 @@ a_flags=""; b_flags=""
 case $1 in *:*) a_flags=${1#*:} ;; esac
 case $2 in *:*) b_flags=${2#*:} ;; esac
 shift 3
-ragged="" models="" shapes_file=""
+ragged="" models="" shapes_file="" strategy=all
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case $1 in
     --ragged) ragged=1 ;;
     --models) models=1 ;;
     --shapes) shift; shapes_file=${1:?ab.sh: --shapes needs a file} ;;
+    --strategy) shift; strategy=${1:?ab.sh: --strategy needs a name} ;;
     *) echo "ab.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -52,20 +54,28 @@ for s in "${shapes[@]}"; do
     for side in A B; do
       dev=$a side_flags=$a_flags; [ "$side" = B ] && dev=$b side_flags=$b_flags
       # shellcheck disable=SC2086
-      "$dev/leanattn" cuda bench $flags $side_flags "$@" --strategy all --format json >"$out/$side-$name-$round.json" 2>"$out/$side-$name-$round.err"
+      "$dev/leanattn" cuda bench $flags $side_flags "$@" --strategy "$strategy" --format json >"$out/$side-$name-$round.json" 2>"$out/$side-$name-$round.err"
     done
   done
 done
-python3 - "$out" "${shapes[@]}" <<'PY' | tee "$out/ab.txt"
+python3 - "$out" "$strategy" "${shapes[@]}" <<'PY' | tee "$out/ab.txt"
 import json, pathlib, statistics, sys
-out = pathlib.Path(sys.argv[1])
-names = [s.split(":", 1)[0] for s in sys.argv[2:]]
+out, asked = pathlib.Path(sys.argv[1]), sys.argv[2]
+names = [s.split(":", 1)[0] for s in sys.argv[3:]]
 
 def medians(side, name, rnd):
+    """{strategy: median us}; with one strategy asked (auto), keyed by it, each side's plan noted in `plans`."""
     try:
-        return {r["strategy"]: r["median_us"] for r in json.loads((out / f"{side}-{name}-{rnd}.json").read_text())["results"]}
+        results = json.loads((out / f"{side}-{name}-{rnd}.json").read_text())["results"]
     except (OSError, ValueError, KeyError):
         return {}
+    if asked != "all" and results:
+        r0 = results[0]
+        plans.setdefault((name, side), f"{r0['strategy']} grid {r0.get('grid')} splits {r0.get('splits')}")
+        return {asked: results[0]["median_us"]}
+    return {r["strategy"]: r["median_us"] for r in results}
+
+plans = {}
 
 print(f"{'shape':22} {'strategy':12} {'A1 us':>8} {'B1 us':>8} {'A2 us':>8} {'B2 us':>8} {'B/A':>6}")
 for name in names:
@@ -76,6 +86,8 @@ for name in names:
         ratio = f"{statistics.median(pairs):6.3f}" if pairs else "     -"
         shown = " ".join(f"{c:8.1f}" if c else "       -" for c in cells)
         print(f"{name:22} {strategy:12} {shown} {ratio}")
+        if (name, "A") in plans or (name, "B") in plans:
+            print(f"{'':22} plans: A {plans.get((name, 'A'), '-')}, B {plans.get((name, 'B'), '-')}")
 PY
 if [ -n "$ragged" ]; then
   for round in 1 2; do  # A, B, A, B, as above: drift shows as round 1 != round 2

@@ -38,6 +38,13 @@ std::int64_t split_outputs(const Schedule& s) {
 
 double estimate(const Schedule& s) { return estimate_stream_k(s.view(), s.problem, s.device).makespan_ns; }
 
+// LeanTiles of the plan's most loaded CTA, as the walker places the starts.
+std::int64_t most_loaded_cta(const Schedule& s) {
+    std::int64_t most = 0;
+    for (std::int64_t g = 0; g < s.grid; ++g) most = std::max(most, plan::stream_k_start(s.view(), g + 1) - plan::stream_k_start(s.view(), g));
+    return most;
+}
+
 }  // namespace
 
 TEST_CASE("Figure 1's problem on paper-5sm, by hand: the paper's plan, snap 1, whole heads, and two CTAs a head, which the rule picks") {
@@ -180,7 +187,7 @@ TEST_CASE("the candidates: the full grid's snaps first (0, 1, 2, 4, … until no
     CHECK(make_schedule(p, d, o).grid == 200);
 }
 
-TEST_CASE("the estimate of the plan the rule makes, walked by the walker, is the estimate of the candidate it chose") {
+TEST_CASE("the estimate of the plan the rule makes, walked by the walker, is the estimate of the candidate it chose, its most loaded CTA too") {
     auto rng = seeded_rng(52);
     for (int i = 0; i < 300; ++i) {
         const Problem p = random_problem(rng, 1 << 16);
@@ -194,6 +201,7 @@ TEST_CASE("the estimate of the plan the rule makes, walked by the walker, is the
         REQUIRE(chosen.grid == s.grid);
         REQUIRE(chosen.snap == s.snap);
         CHECK(estimate(s) == chosen.estimate.makespan_ns);
+        CHECK(chosen.estimate.most_tiles == most_loaded_cta(s));
     }
 }
 
@@ -276,4 +284,23 @@ TEST_CASE("a Planner makes make_schedule's plans, whatever it made before: its s
             }
         }
     }
+}
+
+TEST_CASE("a snap never piles emptied CTAs' LeanTiles onto their neighbours where the estimate cannot tell: one output on 64 given CTAs stays balanced") {
+    // One output of 128 LeanTiles on 64 CTAs: every snap up to 32 ties in the estimate (the host's merge of its peers
+    // bounds it), and the fewest partials would take snap 32: 32 empty CTAs, two holding 34 LeanTiles each, which
+    // ran 2.4x slower on an H100 than 32 CTAs of 4 (34.7 against 14.3 us).
+    const Problem p = decode_shape(1, 8, 1, 128, 16384);
+    const DeviceSpec d = h100(1);
+    PlanOptions o;
+    o.grid = 64;
+    const Schedule s = make_schedule(p, d, o);
+    const std::vector<AlignedCandidate> given = aligned_candidates(s.view(), p, d, true);
+    const auto snap32 = std::find_if(given.begin(), given.end(), [](const AlignedCandidate& c) { return c.snap == 32; });
+    REQUIRE(snap32 != given.end());
+    CHECK(snap32->estimate.makespan_ns == Approx(given.front().estimate.makespan_ns).epsilon(1e-9));  // the tie
+    CHECK(snap32->estimate.most_tiles == 34);
+    CHECK(snap32->estimate.partials < given.front().estimate.partials);
+    const std::int64_t fair = (s.total_tiles + s.grid - 1) / s.grid;
+    CHECK(2 * most_loaded_cta(s) <= 3 * fair);
 }
