@@ -20,7 +20,7 @@ struct Line {
     std::string flags;
     Problem problem;
     std::int64_t bytes_per_element = 2;
-    std::vector<std::tuple<Strategy, std::int64_t, double, std::int64_t>> results;  // strategy, grid, median µs, splits
+    std::vector<std::tuple<Strategy, std::int64_t, double, std::int64_t, std::int64_t>> results;  // strategy, grid, median µs, splits, snap (−1: not recorded)
     double copy_gbps = 0.0;
     std::string gpu;
 };
@@ -37,7 +37,7 @@ Line parse_line(const json& j) {
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
         const double us = r.at("median_us").get<double>();
         if (!(us > 0.0) || !std::isfinite(us)) throw InputError("median_us", "must be a positive time");
-        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}));
+        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}), r.value("snap", std::int64_t{-1}));
     }
     return l;
 }
@@ -97,8 +97,8 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
             double mean = 0.0, spread = 0.0;
             for (double t : times) mean += t / static_cast<double>(times.size());
             for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
-            const auto& [strategy, grid, _, splits] = first[i].results[s];
-            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread, splits});
+            const auto& [strategy, grid, _, splits, snap] = first[i].results[s];
+            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread, splits, snap});
         }
     }
     sweep.problems = first.size();

@@ -58,6 +58,7 @@ struct StrategyTiming {
     std::int64_t grid = 0;
     std::int64_t launches = 1;
     std::int64_t splits = 1;
+    std::int64_t snap = 0;            // stream-k: the plan's snap (a replay at this grid and snap makes the very plan)
     double median_us = 0;
     double gbps = 0;                  // K+V bytes / median time
     double fraction_of_floor = 0;     // floor_us / median_us

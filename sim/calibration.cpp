@@ -17,9 +17,11 @@ PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& de
     for (const MeasuredRun& r : runs) {
         PlanOptions options;
         options.strategy = r.strategy;
-        // Stream-k at the grid the GPU ran: the aligned rule has weighed more grids since some sweeps were
-        // measured, and a replay plays the plan that ran (at a given grid the rule's snap is the one it chose).
+        // Stream-k at the grid and snap the GPU ran: the aligned rule has weighed more grids, and broken ties among
+        // snaps otherwise, since some sweeps were measured, and a replay plays the plan that ran. A record without a
+        // snap (cuda bench before it wrote one) takes the rule's snap at that grid.
         if (r.strategy == Strategy::stream_k && r.grid > 0) options.grid = r.grid;
+        if (r.strategy == Strategy::stream_k && r.snap >= 0) options.snap = r.snap;
         // Fixed-split at the split count that ran (a sweep may time other counts than the heuristic's).
         if (r.strategy == Strategy::fixed_split) options.splits = r.splits;
         out.plans.push_back(make_schedule(r.problem, planned, options));

@@ -30,6 +30,7 @@ struct MeasuredRun {
     double measured_us = 0.0;
     double noise = 0.0;                  // run-to-run spread, relative (0 when measured once)
     std::int64_t splits = 0;             // fixed-split: the split count the GPU ran (0: not recorded, the planner's own)
+    std::int64_t snap = -1;              // stream-k: the snap the GPU ran (−1: not recorded, the rule's own at that grid)
 };
 
 // The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.

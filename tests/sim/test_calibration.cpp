@@ -156,6 +156,33 @@ TEST_CASE("plan_runs replays fixed-split at the split count the GPU ran, the pla
     CHECK(planned.plans[1].splits == make_schedule(p, sim::device_for_kernel(device, kernel), PlanOptions{Strategy::fixed_split}).splits);
 }
 
+TEST_CASE("plan_runs replays stream-k at the grid and snap the GPU ran, the rule's snap at that grid where none is recorded") {
+    // One output of 8 rows over 16k tokens on 64 CTAs: the aligned rule of 7d0d042 took snap 32 (32 CTAs empty), today's
+    // rule a balanced snap; a record of the old run must replay the old plan.
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    Problem p;
+    p.batch = 1;
+    p.q_heads = 8;
+    p.kv_heads = 1;
+    p.head_dim = 128;
+    p.tile = default_tile(p.head_dim);
+    p.ctx = {16384};
+    sim::MeasuredRun ran = measured(Strategy::stream_k, 34.7);
+    ran.problem = p;
+    ran.grid = 64;
+    sim::MeasuredRun unrecorded = ran;
+    ran.snap = 32;
+    const sim::PlannedRuns planned = sim::plan_runs({ran, unrecorded}, device, kernel);
+    CHECK(planned.plans[0].grid == 64);
+    CHECK(planned.plans[0].snap == 32);
+    CHECK(planned.plans[1].grid == 64);
+    CHECK(planned.plans[1].snap != 32);
+    PlanOptions at_grid;
+    at_grid.grid = 64;
+    CHECK(planned.plans[1].snap == make_schedule(p, sim::device_for_kernel(device, kernel), at_grid).snap);
+}
+
 TEST_CASE("default_fit_parameters: distinct fields of the model, the memory law and costs, and the paths the runs use") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
