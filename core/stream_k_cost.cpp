@@ -145,7 +145,9 @@ public:
         StreamKEstimate out;
         previous_ = std::nullopt;
         for (std::int64_t g = 0; g < grid; ++g) {
-            out.most_tiles = std::max(out.most_tiles, starts_[g + 1] - starts_[g]);
+            const std::int64_t tiles = starts_[g + 1] - starts_[g];
+            out.most_tiles = std::max(out.most_tiles, tiles);
+            if (tiles > 0) out.least_tiles = out.least_tiles == 0 ? tiles : std::min(out.least_tiles, tiles);
             if (starts_[g + 1] > starts_[g]) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
         }
@@ -289,11 +291,13 @@ private:
     std::optional<Place> previous_;             // where the last non-empty CTA described ends (its last LeanTile)
 };
 
-// Whether a candidate's most loaded CTA holds at most 1.5x its grid's fair share (the paper's plan's, ⌈LeanTiles /
-// grid⌉): a snap may move starts onto boundaries, not pile the LeanTiles of the CTAs it empties onto their neighbours.
+// Whether a candidate's load is spread as the paper's plan spreads it: its most loaded CTA holds at most 1.5x its grid's
+// fair share (⌈LeanTiles / grid⌉), or every CTA that holds work holds the same to one LeanTile (a snap that empties whole
+// CTAs evenly, e.g. two CTAs on each output where the grid has four). A snap may move starts onto boundaries, not pile
+// the LeanTiles of the CTAs it empties onto a few neighbours.
 bool balanced(const AlignedCandidate& c, std::int64_t total_tiles) {
     const std::int64_t fair = (total_tiles + c.grid - 1) / c.grid;
-    return 2 * c.estimate.most_tiles <= 3 * fair;
+    return 2 * c.estimate.most_tiles <= 3 * fair || c.estimate.most_tiles - c.estimate.least_tiles <= 1;
 }
 
 // The order of choose_aligned (stream_k_cost.hpp): the lower estimate; of equal ones, a balanced plan, then fewer

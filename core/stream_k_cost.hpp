@@ -49,7 +49,8 @@ struct StreamKEstimate {
     double makespan_ns = 0.0;   // launch excluded
     std::int64_t partials = 0;  // segments that store a partial for a host: one per CTA start inside an output
     std::int64_t empty = 0;     // CTAs launched with no LeanTiles
-    std::int64_t most_tiles = 0;  // LeanTiles of the most loaded CTA
+    std::int64_t most_tiles = 0;   // LeanTiles of the most loaded CTA
+    std::int64_t least_tiles = 0;  // LeanTiles of the least loaded CTA that holds any
 };
 
 // The estimate of a stream-k plan: `plan` carries its grid, snap and request arrays (those of `problem`).
@@ -78,11 +79,12 @@ struct AlignedCandidate {
 std::vector<AlignedCandidate> aligned_candidates(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
 
 // The cheapest candidate. Of equal estimates (within 1e-9, relative), a balanced one wins (its most loaded CTA holds
-// at most 1.5x its grid's fair share, ⌈LeanTiles / grid⌉: where a host's wait bounds the estimate, a snap that empties
-// CTAs and piles their LeanTiles onto a neighbour looks free, and ran 1.6-2.1x slower on an H100 than the balanced
-// plan on the same grid), then the one with fewer partials (the model's fixed costs are the uncertain part, and
-// measured splits cost more than they say), then the one with fewer empty CTAs (each still takes a slot and a
-// launch), then the earlier in the list (the larger grid, then the smaller snap: the plan closest to the paper's).
+// at most 1.5x its grid's fair share, ⌈LeanTiles / grid⌉, or its CTAs that hold work hold the same to one LeanTile):
+// where a host's wait bounds the estimate, a snap that empties CTAs and piles their LeanTiles onto a few neighbours
+// looks free, and ran 1.6-2.1x slower on an H100 than the balanced plan on the same grid. Then the one with fewer
+// partials (the model's fixed costs are the uncertain part, and measured splits cost more than they say), then the
+// one with fewer empty CTAs (each still takes a slot and a launch), then the earlier in the list (the larger grid,
+// then the smaller snap: the plan closest to the paper's).
 AlignedCandidate choose_aligned(const PlanView& plan, const Problem& problem, const DeviceSpec& device, bool grid_given);
 
 // The same search, kept: each grid's snaps are estimated once however many searches reach that grid (a Planner
