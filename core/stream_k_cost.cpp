@@ -148,7 +148,7 @@ public:
             const std::int64_t tiles = starts_[g + 1] - starts_[g];
             out.most_tiles = std::max(out.most_tiles, tiles);
             if (tiles > 0) out.least_tiles = out.least_tiles == 0 ? tiles : std::min(out.least_tiles, tiles);
-            if (starts_[g + 1] > starts_[g]) out.partials += describe(v, g) ? 1 : 0;
+            if (tiles > 0) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
         }
         stream_all();
