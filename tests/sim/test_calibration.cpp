@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apps/data_catalog.hpp"
+#include "decode_shape.hpp"
 #include "random_problems.hpp"
 #include "sim/calibration.hpp"
 #include "sim/simulation.hpp"
@@ -138,13 +139,7 @@ TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and s
 TEST_CASE("plan_runs replays fixed-split at the split count the GPU ran, the planner's own where none is recorded") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
-    Problem p;
-    p.batch = 1;
-    p.q_heads = 71;
-    p.kv_heads = 1;
-    p.head_dim = 64;
-    p.tile = default_tile(p.head_dim);
-    p.ctx = {16384};
+    const Problem p = decode_shape(1, 71, 1, 64, 16384);
     sim::MeasuredRun ran = measured(Strategy::fixed_split, 14.7);
     ran.problem = p;
     sim::MeasuredRun unrecorded = ran;
@@ -161,13 +156,7 @@ TEST_CASE("plan_runs replays stream-k at the grid and snap the GPU ran, the rule
     // rule a balanced snap; a record of the old run must replay the old plan.
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
-    Problem p;
-    p.batch = 1;
-    p.q_heads = 8;
-    p.kv_heads = 1;
-    p.head_dim = 128;
-    p.tile = default_tile(p.head_dim);
-    p.ctx = {16384};
+    const Problem p = decode_shape(1, 8, 1, 128, 16384);
     sim::MeasuredRun ran = measured(Strategy::stream_k, 34.7);
     ran.problem = p;
     ran.grid = 64;
