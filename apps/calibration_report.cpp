@@ -72,7 +72,7 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             // choose_strategy's rule for the default plans (sim::default_plans: their order and margins).
             for (const sim::DefaultPlan& d : sim::default_plans) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    if (runs[i].strategy == d.strategy && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], d.margin))) chosen = i;
+                    if (runs[i].strategy == d.strategy && (chosen == end || sim::beats(predicted_us[i], predicted_us[chosen], sim::default_plan_margin(d, planned.plans[i])))) chosen = i;
                 }
             }
             // Stream-k of one whole output per CTA is no-split's plan: auto takes no-split's run of it (strategy_choice.cpp).

@@ -84,7 +84,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
                 << std::setprecision(2) << r.fraction_of_floor << "\n";
         }
         results.push_back({{"strategy", std::string(strategy_name(r.strategy))}, {"grid", r.grid}, {"launches", r.launches}, {"splits", r.splits},
-                           {"snap", r.snap}, {"median_us", r.median_us}, {"gbps", r.gbps}, {"fraction_of_floor", r.fraction_of_floor}});
+                           {"snap", r.snap}, {"narrow_streams", r.narrow_streams}, {"median_us", r.median_us}, {"gbps", r.gbps}, {"fraction_of_floor", r.fraction_of_floor}});
     }
     if (opt.format == "json") {
         out << json{{"device", b.device.name}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},

@@ -20,7 +20,15 @@ struct Line {
     std::string flags;
     Problem problem;
     std::int64_t bytes_per_element = 2;
-    std::vector<std::tuple<Strategy, std::int64_t, double, std::int64_t, std::int64_t>> results;  // strategy, grid, median µs, splits, snap (−1: not recorded)
+    struct Result {
+        Strategy strategy;
+        std::int64_t grid;
+        double median_us;
+        std::int64_t splits;  // 0: not recorded
+        std::int64_t snap;    // −1: not recorded
+        bool narrow_streams;  // not recorded: false (kernels before v31)
+    };
+    std::vector<Result> results;
     double copy_gbps = 0.0;
     std::string gpu;
 };
@@ -37,7 +45,8 @@ Line parse_line(const json& j) {
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
         const double us = r.at("median_us").get<double>();
         if (!(us > 0.0) || !std::isfinite(us)) throw InputError("median_us", "must be a positive time");
-        l.results.emplace_back(*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}), r.value("snap", std::int64_t{-1}));
+        l.results.push_back({*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}), r.value("snap", std::int64_t{-1}),
+                             r.value("narrow_streams", false)});
     }
     return l;
 }
@@ -89,16 +98,16 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
             std::vector<double> times;
             for (std::size_t r = 0; r < rounds.size(); ++r) {
                 const Line& l = rounds[r][i];
-                if (l.flags != first[i].flags || l.results.size() != first[i].results.size() || std::get<0>(l.results[s]) != std::get<0>(first[i].results[s])) {
+                if (l.flags != first[i].flags || l.results.size() != first[i].results.size() || l.results[s].strategy != first[i].results[s].strategy) {
                     throw InputError({{"measured", round_files[r]}}, "line " + std::to_string(i + 1) + " is not the same problem and strategies as in " + round_files.front());
                 }
-                times.push_back(std::get<2>(l.results[s]));
+                times.push_back(l.results[s].median_us);
             }
             double mean = 0.0, spread = 0.0;
             for (double t : times) mean += t / static_cast<double>(times.size());
             for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
-            const auto& [strategy, grid, _, splits, snap] = first[i].results[s];
-            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, strategy, grid, mean, spread, splits, snap});
+            const Line::Result& r = first[i].results[s];
+            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, r.strategy, r.grid, mean, spread, r.splits, r.snap, r.narrow_streams});
         }
     }
     sweep.problems = first.size();

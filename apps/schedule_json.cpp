@@ -13,6 +13,7 @@ ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
     j["grid"] = s.grid;
     j["launches"] = s.launches;
     j["total_tiles"] = s.total_tiles;
+    if (s.narrow_streams) j["narrow_streams"] = true;  // leanattn's GPU kernel reads it with half its warps (core/schedule.hpp)
     if (s.strategy == Strategy::stream_k) {
         j["stream_k_rule"] = std::string(stream_k_rule_name(s.stream_k_rule));
         j["snap_tiles"] = s.snap;

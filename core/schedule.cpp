@@ -19,6 +19,20 @@ bool Schedule::whole_outputs() const {
     return snap >= n_max;
 }
 
+bool narrow_streams_pay(const Schedule& plan) {
+    const Problem& p = plan.problem;
+    const bool whole_outputs_per_cta = plan.strategy == Strategy::no_split || (plan.strategy == Strategy::fixed_split && plan.splits == 1) ||
+                                       (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);
+    const std::int64_t rows = p.block_rows();
+    const bool one_warp_tiles = p.head_dim == 128 && rows >= 2 && rows <= 16 && p.row_blocks() == 1;
+    if (!whole_outputs_per_cta || !one_warp_tiles || p.ctx.empty() || 4 * plan.grid > 3 * plan.device.sms) return false;
+    std::int64_t longest = 0;
+    double tokens = 0.0;
+    for (const std::int64_t n : p.ctx) longest = std::max(longest, n), tokens += static_cast<double>(n);
+    const double spread_over = static_cast<double>(p.outputs_per_request()) * tokens / static_cast<double>(longest);  // outputs' worth of the longest
+    return longest > 0 && spread_over >= 0.4 * static_cast<double>(plan.device.sms);
+}
+
 PlanView Schedule::view() const {
     PlanView v;
     v.strategy = strategy;
@@ -149,6 +163,7 @@ Schedule Planner::make(const PlanOptions& options) {
     }
     check_grid_fits(s.grid, {named("batch", problem.batch), named("kv_heads", problem.kv_heads)});
     s.one_output_per_cta = s.grid <= max_searched_grid && plan::one_output_per_cta(s.view());
+    s.narrow_streams = narrow_streams_pay(s);
     try {
         check_coresidency(s);  // a plan that could deadlock is never handed out
     } catch (const InputError& e) {

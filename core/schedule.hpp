@@ -41,6 +41,7 @@ struct Schedule {
     std::int64_t capacity_max_load = 0;    // PlanView's: set when a live step may drop the snap (snap > 0 and the
     std::int64_t capacity_ideal_load = 0;  // grid resident at once, so the paper's plan is safe to run instead)
     bool one_output_per_cta = false;  // stream-k: CTA g holds exactly output g (plan::one_output_per_cta), found once
+    bool narrow_streams = false;  // leanattn's GPU kernel reads K and V with half its warps (narrow_streams_pay)
     std::vector<std::int64_t> request_tiles;   // (batch)
     std::vector<std::int64_t> request_offset;  // (batch + 1)
 
@@ -79,6 +80,18 @@ private:
     std::int64_t n_max_ = 0;                                    // the longest output's LeanTiles
     std::unique_ptr<AlignedSearch> search_;                     // made at the first search, over request_*_
 };
+
+// Whether leanattn's GPU kernel reads this plan's K and V with 4 of its CTAs' 8 warps instead of all 8 (the planner
+// sets Schedule::narrow_streams by it): a plan of one whole output per CTA (no-split's: also fixed-split of one split
+// and stream-k of one output per CTA), at head dim 128 in tiles of 2-16 query rows (one warp each) and one tile per
+// KV head, on at most 75% of the SMs, and its outputs even enough that their K and V would spread over at least 40%
+// of the SMs (the total over the longest). Measured on an H100 (bench/NOTES.md, "v31"): with 8 streams per SM such
+// plans drew 3-11% less of HBM than with 4 (Llama-3-8B B=7-12 at 4k, Phi-3-medium B=6-9, Qwen2.5-7B B=16-20: 0.89-0.97x
+// the time), while a few long outputs need each CTA's 8 streams (B=4-6: 1.04-1.43x with 4; a ragged batch whose
+// longest output holds 2x the mean: 1.27x), and so do row blocks, whose K and V come mostly from L2 (Qwen2.5-7B B=8
+// q_len 4, 2 blocks a KV head: 1.47x); at 85% of the SMs or more the two were alike; at head dim 64 4 warps keep too
+// few bytes in flight (1.05x at B=8, 8 KV heads, 4k).
+bool narrow_streams_pay(const Schedule& plan);
 
 // The CTA → SM mapping used for display and by the CPU executor: round-robin, so the first wave
 // places CTA g on SM g mod SMs.

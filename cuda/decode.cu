@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <climits>
-#include <cstdlib>
 #include <cmath>
 #include <string>
 
@@ -100,6 +99,7 @@ DecodeParams decode_params(const Schedule& plan, const PlanView& view, const Dec
     p.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
     p.split_counts = w.split_count_entries > 0 ? reinterpret_cast<std::int32_t*>(base + w.split_counts) : nullptr;
     p.fused = plan.fused_reduction();
+    p.stream_teams = plan.narrow_streams ? detail::warps / 2 : 0;  // core/schedule.hpp: narrow_streams_pay
     p.trace = trace;
     return p;
 }

@@ -210,9 +210,14 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
         for (int nd = 0; nd < slice_dims / 8; ++nd) o[nd][0] = o[nd][1] = o[nd][2] = o[nd][3] = 0.0f;
         float m0 = -INFINITY, l0 = 0.0f, m1 = -INFINITY, l1 = 0.0f;  // of this lane's rows
 
+        // One-warp teams at head dim 128 may leave the blocks to the first p.stream_teams of them (the others idle to the
+        // segment's end, their states empty: m = −∞ merges as nothing). Elsewhere the stride stays a constant: computed at
+        // run time it cost head dim 64's short turns 2-3% (Falcon-7B B=8 4k, stream-k).
+        constexpr bool may_narrow = Shape::team == 1 && D == 128;
+        const int streaming = may_narrow && p.stream_teams > 0 && p.stream_teams < Shape::teams ? p.stream_teams : Shape::teams;
         const std::int64_t first = tok_begin + team * turn_tokens;
-        const std::int64_t stride = Shape::teams * turn_tokens;
-        const std::int64_t blocks = first < tok_end ? (tok_end - first + stride - 1) / stride : 0;
+        const std::int64_t stride = streaming * turn_tokens;
+        const std::int64_t blocks = team < streaming && first < tok_end ? (tok_end - first + stride - 1) / stride : 0;
         // Teams of several warps synchronise CTA-wide (team_sync), so every team takes as many turns as the
         // first, which has the most blocks; a team past its own blocks only keeps the barriers.
         const std::int64_t turns = Shape::team == 1 ? blocks : (tok_end - tok_begin + stride - 1) / stride;

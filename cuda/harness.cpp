@@ -188,6 +188,7 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
         t.launches = plan.launches;
         t.splits = plan.splits;
         t.snap = plan.snap;
+        t.narrow_streams = plan.narrow_streams;
         t.median_us = static_cast<double>(ms[ms.size() / 2]) * 1e3;
         t.gbps = b.kv_bytes / (t.median_us * 1e-6) / 1e9;
         t.fraction_of_floor = b.floor_us / t.median_us;

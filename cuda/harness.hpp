@@ -59,6 +59,7 @@ struct StrategyTiming {
     std::int64_t launches = 1;
     std::int64_t splits = 1;
     std::int64_t snap = 0;            // stream-k: the plan's snap (a replay at this grid and snap makes the very plan)
+    bool narrow_streams = false;      // the kernel read K and V with half its warps (Schedule::narrow_streams)
     double median_us = 0;
     double gbps = 0;                  // K+V bytes / median time
     double fraction_of_floor = 0;     // floor_us / median_us

@@ -25,6 +25,7 @@ PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& de
         // Fixed-split at the split count that ran (a sweep may time other counts than the heuristic's).
         if (r.strategy == Strategy::fixed_split) options.splits = r.splits;
         out.plans.push_back(make_schedule(r.problem, planned, options));
+        out.plans.back().narrow_streams = r.narrow_streams;  // as the kernel that ran read it, whatever today's rule says
         out.grid_matches.push_back(out.plans.back().grid == r.grid);
     }
     return out;

@@ -31,6 +31,7 @@ struct MeasuredRun {
     double noise = 0.0;                  // run-to-run spread, relative (0 when measured once)
     std::int64_t splits = 0;             // fixed-split: the split count the GPU ran (0: not recorded, the planner's own)
     std::int64_t snap = -1;              // stream-k: the snap the GPU ran (−1: not recorded, the rule's own at that grid)
+    bool narrow_streams = false;         // the kernel read it with half its warps (not recorded: kernels before v31 never did)
 };
 
 // The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.

@@ -596,37 +596,46 @@ private:
     std::int64_t alike_from_ = 0;  // the CTAs from this one on run one program
 };
 
+MakespanModel::Law::Law(const KernelModel& kernel, const DeviceSpec& device, bool narrow_streams)
+    : memory(kernel_memory_model(kernel, device, narrow_streams)), bound(std::make_unique<LowerBound>(memory)),
+      player(std::make_unique<Player>(memory, *bound)) {}
+
+MakespanModel::Law::~Law() = default;
+
 MakespanModel::MakespanModel(const KernelModel& kernel, const DeviceSpec& device)
-    : kernel_(kernel), device_(device), memory_(kernel_memory_model(kernel, device)), bound_(std::make_unique<LowerBound>(memory_)),
-      player_(std::make_unique<Player>(memory_, *bound_)) {}
+    : kernel_(kernel), device_(device), wide_(kernel, device, false),
+      narrow_(kernel.idle_sms_bandwidth_loss > 0.0 ? std::make_unique<Law>(kernel, device, true) : nullptr) {}
 
 MakespanModel::~MakespanModel() = default;
 
 double MakespanModel::lower_bound_ns(double bytes, std::int64_t ctas) const {
     if (device_.ctas_per_sm != 1 || ctas <= 0) return kernel_.launch_ns;  // several CTAs per SM: no bound of this kind
     const std::int64_t sms = std::min(ctas, device_.sms);
-    return kernel_.launch_ns + bound_rounding * std::max(bound_->resources_ns(bytes, static_cast<double>(ctas) * kernel_.cta_setup_ns, sms),
-                                                         kernel_.cta_setup_ns + bound_->busiest_cta_ns(bytes, ctas));
+    // Any plan: one read with half the warps too, whose law (no idle SMs' loss) is the faster.
+    const LowerBound& bound = narrow_ != nullptr ? *narrow_->bound : *wide_.bound;
+    return kernel_.launch_ns + bound_rounding * std::max(bound.resources_ns(bytes, static_cast<double>(ctas) * kernel_.cta_setup_ns, sms),
+                                                         kernel_.cta_setup_ns + bound.busiest_cta_ns(bytes, ctas));
 }
 
 bool MakespanModel::models(const KernelModel& kernel, const DeviceSpec& device) const { return kernel == kernel_ && device == device_; }
 
 BoundedMakespan MakespanModel::play(const Schedule& schedule, bool reduce, std::int64_t bytes_per_element, double start_ns, double limit_ns) const {
     const DeviceSpec& device = schedule.device;
+    const Law& law = this->law(schedule);
     if (device.ctas_per_sm != 1) {
         // Several CTAs per SM split their SM's rate: simulate()'s own engine plays them.
         const LaunchProgram program = reduce ? reduce_launch(schedule, kernel_) : main_launch(schedule, kernel_, bytes_per_element);
         if (program.grid() <= 0) return {start_ns, true};
         SmTimeline unused(device.sms, false);
-        return {run_launch(program, device.sms, device.ctas_per_sm, memory_, unused, start_ns), true};
+        return {run_launch(program, device.sms, device.ctas_per_sm, law.memory, unused, start_ns), true};
     }
     if (reduce) shared_reduce_launch(schedule, kernel_, launch_);
     else shared_main_launch(schedule, kernel_, bytes_per_element, launch_);
     if (limit_ns < never) {
-        const double least = start_ns + bound_->launch_ns(launch_);
+        const double least = start_ns + law.bound->launch_ns(launch_);
         if (least >= limit_ns) return {least, false};
     }
-    return player_->play(launch_, device.sms, start_ns, limit_ns);
+    return law.player->play(launch_, device.sms, start_ns, limit_ns);
 }
 
 BoundedMakespan MakespanModel::makespan_below(const Schedule& schedule, std::int64_t bytes_per_element, double limit_ns) const {
@@ -636,7 +645,7 @@ BoundedMakespan MakespanModel::makespan_below(const Schedule& schedule, std::int
     double reduce_ns = 0.0;
     if (limit_ns < never && schedule.device.ctas_per_sm == 1) {
         shared_reduce_launch(schedule, kernel_, launch_);
-        reduce_ns = kernel_.reduce_launch_ns + bound_->launch_ns(launch_);
+        reduce_ns = kernel_.reduce_launch_ns + law(schedule).bound->launch_ns(launch_);
     }
     const BoundedMakespan split = play(schedule, false, bytes_per_element, kernel_.launch_ns, limit_ns - reduce_ns);
     if (!split.simulated) return {split.ns + reduce_ns, false};

@@ -76,11 +76,20 @@ private:
     // The plan's main launch (or its reduce launch) from start_ns, given up at limit_ns.
     BoundedMakespan play(const Schedule& schedule, bool reduce, std::int64_t bytes_per_element, double start_ns, double limit_ns) const;
 
+    // A memory law, the bounds and the player that read plans with it.
+    struct Law {
+        Law(const KernelModel& kernel, const DeviceSpec& device, bool narrow_streams);
+        ~Law();
+        MemoryModel memory;
+        std::unique_ptr<LowerBound> bound;
+        std::unique_ptr<Player> player;
+    };
+    const Law& law(const Schedule& schedule) const { return schedule.narrow_streams && narrow_ != nullptr ? *narrow_ : wide_; }
+
     KernelModel kernel_;
     DeviceSpec device_;
-    MemoryModel memory_;
-    std::unique_ptr<LowerBound> bound_;
-    std::unique_ptr<Player> player_;
+    Law wide_;                     // plans read with all the kernel's warps
+    std::unique_ptr<Law> narrow_;  // with half (Schedule::narrow_streams), where the kernel's law differs: no idle SMs' loss
     mutable SharedLaunch launch_;  // the launch being played, its buffers kept
 };
 

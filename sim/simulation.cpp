@@ -11,7 +11,7 @@ SimResult simulate(const Schedule& schedule, const SimOptions& options) {
     check_bytes_per_element(options.bytes_per_element);
     const DeviceSpec& device = schedule.device;
     const KernelModel kernel = options.kernel != nullptr ? *options.kernel : paper_kernel(device);
-    const MemoryModel memory = kernel_memory_model(kernel, device);
+    const MemoryModel memory = kernel_memory_model(kernel, device, schedule.narrow_streams);
     SmTimeline timeline(device.sms, options.record_timeline);
 
     SimResult r;

@@ -27,6 +27,14 @@ public:
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
           kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
 
+    // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns it.
+    Schedule weigh_default(const DefaultPlan& d) {
+        const PlanOptions o = options(d.strategy, 0, 0);
+        Schedule plan = planner_.make(o);
+        consider(plan, o, default_plan_margin(d, plan), 0);
+        return plan;
+    }
+
     // Weighs one plan of the problem; returns it. `bounded`: lower_bound_ns was checked already and did not rule it out.
     Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin, bool bounded = false) {
         const PlanOptions o = options(strategy, splits, grid);
@@ -147,7 +155,7 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     Schedule stream_k;
     std::int64_t heuristic = 1;
     for (const DefaultPlan& d : default_plans) {
-        Schedule plan = w.weigh(d.strategy, 0, 0, d.margin);
+        Schedule plan = w.weigh_default(d);
         if (d.strategy == Strategy::fixed_split) heuristic = plan.splits;
         if (d.strategy == Strategy::stream_k) stream_k = std::move(plan);
     }

@@ -6,7 +6,8 @@
 // fills the resident CTAs once, then stream-k at the full, three-quarter and half grid, and last, for KV heads of 9-16
 // rows, stream-k on two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
-// its margin: no-split 3% (or any time stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%,
+// its margin: no-split 3% (0.1% where the kernel reads it with half its warps: default_plan_margin; any time where
+// stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%,
 // stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
 // wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
@@ -61,6 +62,14 @@ struct DefaultPlan {
 };
 inline constexpr DefaultPlan default_plans[3] = {
     {Strategy::stream_k, simpler_plan_margin}, {Strategy::no_split, no_split_margin}, {Strategy::fixed_split, fixed_split_margin}};
+// The margin `plan` (the default plan of d's strategy) must beat the choice so far by: d's, but the tie's for no-split read
+// with half the kernel's warps (Schedule::narrow_streams). no_split_margin stands for the kernel models' 3-5% errors
+// where no-split on part of the SMs comes close to stream-k; read with half the warps such plans are predicted within
+// 1.5% (17 shapes on an H100: memory_model.hpp), and ran 1.5-5.5% faster than stream-k on the model shapes that take
+// them (Llama-3-8B, Phi-3-medium, Llama-3.1-405B at B=8 4k; bench/NOTES.md, "v31").
+inline double default_plan_margin(const DefaultPlan& d, const Schedule& plan) {
+    return d.strategy == Strategy::no_split && plan.narrow_streams ? simpler_plan_margin : d.margin;
+}
 
 // A plan whose one launch is no-split's, CTA for CTA: fixed-split of one split, stream-k of one whole output per CTA
 // (both walk as no-split: cta_program.cpp, and on the GPU too: core/live_plan.hpp). Its makespan is no-split's, and

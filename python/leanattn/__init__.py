@@ -26,6 +26,10 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
         # could reach its fake implementation, which checks nothing: the arguments are checked here first, as
         # decode_impl checks them.
         _Shape(q, k_cache, v_cache, block_table)
+        if not isinstance(cache_seqlens, torch.Tensor):
+            raise TypeError(f"cache_seqlens must be a tensor of int32 lengths, got {type(cache_seqlens).__name__}")
+        if not isinstance(strategy, str):
+            raise TypeError(f"strategy must be a str, got {type(strategy).__name__}")  # as decode_impl says it
         out, lse = torch.ops.leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table,
                                              0.0 if softmax_scale is None else float(softmax_scale), strategy)
         return (out, lse) if return_lse else out

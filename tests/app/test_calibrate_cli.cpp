@@ -14,6 +14,7 @@
 #include "apps/calibration_report.hpp"
 #include "apps/data_catalog.hpp"
 #include "apps/kernel_file.hpp"
+#include "apps/measured_runs.hpp"
 #include "core/input_error.hpp"
 #include "run_command.hpp"
 
@@ -114,6 +115,21 @@ TEST_CASE("calibrate --check replays a fixed-split run at the split count it ran
     const json c = json::parse(r.out)["check"];
     CHECK(c["runs"] == 1);
     CHECK(c["grids_matching"] == 1);  // 26 splits × 5 row blocks, as the GPU ran
+}
+
+TEST_CASE("a record's \"narrow_streams\" reaches the replay: read with half the warps where cuda bench says so, else with all") {
+    // Llama-3-8B B=8 at 4k, no-split on 64 CTAs: once as v31's kernel ran it (half the warps), once as a record of before.
+    const std::string problem =
+        R"("problem":{"batch":8,"q_heads":32,"kv_heads":8,"head_dim":128,"q_len":1,"ctx":[4096,4096,4096,4096,4096,4096,4096,4096],"tile":128,"tile_rows":16})";
+    const std::string narrow = R"({"device":"NVIDIA H100 80GB HBM3","dtype":"fp16",)" + problem +
+                               R"(,"results":[{"strategy":"no-split","grid":64,"launches":1,"splits":1,"snap":0,"narrow_streams":true,"median_us":50.7}],"flags":"a"})";
+    const std::string before = R"({"device":"NVIDIA H100 80GB HBM3","dtype":"fp16",)" + problem +
+                               R"(,"results":[{"strategy":"no-split","grid":64,"launches":1,"splits":1,"median_us":55.8}],"flags":"b"})";
+    const TempFile ran("narrow.jsonl", narrow + "\n" + before + "\n");
+    const leanattn::app::MeasuredSweep sweep = leanattn::app::read_measured({ran.path});
+    REQUIRE(sweep.runs.size() == 2);
+    CHECK(sweep.runs[0].narrow_streams);
+    CHECK_FALSE(sweep.runs[1].narrow_streams);
 }
 
 TEST_CASE("the check's fastest strategy: runs of one plan (no-split's, under stream-k or fixed-split) are one choice, their gap noise") {

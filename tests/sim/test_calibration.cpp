@@ -172,6 +172,23 @@ TEST_CASE("plan_runs replays stream-k at the grid and snap the GPU ran, the rule
     CHECK(planned.plans[1].snap == make_schedule(p, sim::device_for_kernel(device, kernel), at_grid).snap);
 }
 
+TEST_CASE("plan_runs replays a run as the kernel that ran read it: with half the warps only where the record says so") {
+    // Llama-3-8B B=8 at 4k under no-split: today's kernel reads it with half its warps; kernels before v31 (records
+    // without "narrow_streams") with all of them.
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    sim::MeasuredRun ran = measured(Strategy::no_split, 50.7);
+    ran.problem = decode_shape(8, 32, 8, 128, 4096);
+    sim::MeasuredRun before = ran;
+    ran.narrow_streams = true;
+    const sim::PlannedRuns planned = sim::plan_runs({ran, before}, device, kernel);
+    REQUIRE(make_schedule(ran.problem, sim::device_for_kernel(device, kernel), PlanOptions{Strategy::no_split}).narrow_streams);
+    CHECK(planned.plans[0].narrow_streams);
+    CHECK_FALSE(planned.plans[1].narrow_streams);
+    const std::vector<double> us = sim::predict_us(planned, kernel, 1);
+    CHECK(us[0] < 0.97 * us[1]);  // without the idle SMs' loss
+}
+
 TEST_CASE("default_fit_parameters: distinct fields of the model, the memory law and costs, and the paths the runs use") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);

@@ -162,3 +162,24 @@ TEST_CASE("lower_bound_ns: below the makespan of every plan of that many CTAs, a
     CHECK(above_launch > plans / 2);  // not a vacuous bound
 }
 
+
+TEST_CASE("a plan the kernel reads with half its warps plays on its law without the idle SMs' loss, in both players") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel fitted = app::load_kernel("leanattn-h100", h100);
+    REQUIRE(fitted.idle_sms_bandwidth_loss > 0.0);
+    sim::KernelModel no_loss = fitted;
+    no_loss.idle_sms_bandwidth_loss = 0.0;
+    const DeviceSpec planned = sim::device_for_kernel(h100, fitted);
+    const sim::MakespanModel model(fitted, planned);
+    // Llama-3-8B B=8 at 4k: no-split on 64 of the 132 SMs, read with half the warps.
+    const Schedule narrow = make_schedule(decode_shape(8, 32, 8, 128, 4096), planned, {.strategy = Strategy::no_split});
+    REQUIRE(narrow.narrow_streams);
+    Schedule wide = narrow;
+    wide.narrow_streams = false;
+    const double narrow_ns = model.makespan_ns(narrow, 2);
+    CHECK(narrow_ns == Approx(sim::MakespanModel(no_loss, planned).makespan_ns(wide, 2)).epsilon(1e-12));
+    CHECK(narrow_ns == Approx(full_simulation_ns(narrow, fitted, 2)).epsilon(1e-9));
+    CHECK(model.makespan_ns(wide, 2) == Approx(full_simulation_ns(wide, fitted, 2)).epsilon(1e-9));
+    CHECK(narrow_ns < 0.97 * model.makespan_ns(wide, 2));  // 64 of 132 SMs: the loss is worth several percent
+    CHECK(model.lower_bound_ns(static_cast<double>(narrow.problem.kv_bytes(2)), narrow.grid) <= narrow_ns);  // still a bound
+}
