@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run(command="bash .devbuild-xz-q98/run.sh $OUT", carry=[".devbuild-xz-q98"], kind="nvidia-h100-x1"), 2026-11-27 00:43 UTC, GPU in machine.txt
+# run(command="bash .devbuild-xz-q98/run.sh $OUT", carry=[".devbuild-xz-q98"], kind="nvidia-h100-x1"), 2026-11-27 00:41 UTC, GPU in machine.txt
 # bench/gpu/param_probe.cu: what a launch's parameter block costs (64 B, 2 KB, 4 KB and a StepTable's 11 KB), each a
 # one-kernel CUDA graph timed as the suite times a step (spin, events, one replay), and 20 replays back to back.
 set -uo pipefail
