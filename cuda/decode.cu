@@ -99,7 +99,6 @@ DecodeParams decode_params(const Schedule& plan, const PlanView& view, const Dec
     p.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
     p.split_counts = w.split_count_entries > 0 ? reinterpret_cast<std::int32_t*>(base + w.split_counts) : nullptr;
     p.fused = plan.fused_reduction();
-    p.stream_teams = plan.narrow_streams ? detail::warps / 2 : 0;  // core/schedule.hpp: narrow_streams_pay
     p.trace = trace;
     return p;
 }
@@ -112,7 +111,7 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKer
     const DecodeParams p = decode_params(plan, view, t, workspace, trace);
 
     enqueue_live_plan(view, plan, t, workspace, workspace_layout(plan), stream);
-    launch(kernels.set.decode, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, true, p);
+    launch(decode_kernel(kernels.set, plan.narrow_streams), static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, true, p);
     if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
@@ -156,7 +155,7 @@ bool enqueue_table_step(const Schedule& plan, const DecodeTensors& tensors, cons
     }
     if (!make_step_table(plan, kv, lengths.seqlens, step)) return false;
     const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, trace);
-    launch(kernels.set.decode_table, static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
+    launch(decode_table_kernel(kernels.set, plan.narrow_streams), static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
     if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
     return true;
 }

@@ -118,10 +118,12 @@ __device__ inline void team_sync() {
     else __syncthreads();
 }
 
-// The kernel's body, for either source of segments (Work: LiveWork or TableWork, decode_device.cuh).
-template <typename T, int D, int ROWS, bool Trace, typename Work>
+// The kernel's body, for either source of segments (Work: LiveWork or TableWork, decode_device.cuh). Narrow: the
+// plan's narrow streams (Schedule::narrow_streams), one-warp teams only: half the teams read the blocks.
+template <typename T, int D, int ROWS, bool Narrow, bool Trace, typename Work>
 __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, CtaTrace<Trace>& trace) {
     using Shape = MmaShape<ROWS, D>;
+    static_assert(!Narrow || Shape::team == 1, "narrow streams leave half of the one-warp teams idle");
     static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head_dim 64, 96, 128 or 256");
     constexpr int block_tokens = 16;
     constexpr int chunks = D / 8;                           // 16-byte chunks per token row
@@ -210,11 +212,10 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
         for (int nd = 0; nd < slice_dims / 8; ++nd) o[nd][0] = o[nd][1] = o[nd][2] = o[nd][3] = 0.0f;
         float m0 = -INFINITY, l0 = 0.0f, m1 = -INFINITY, l1 = 0.0f;  // of this lane's rows
 
-        // One-warp teams at head dim 128 may leave the blocks to the first p.stream_teams of them (the others idle to the
-        // segment's end, their states empty: m = −∞ merges as nothing). Elsewhere the stride stays a constant: computed at
-        // run time it cost head dim 64's short turns 2-3% (Falcon-7B B=8 4k, stream-k).
-        constexpr bool may_narrow = Shape::team == 1 && D == 128;
-        const int streaming = may_narrow && p.stream_teams > 0 && p.stream_teams < Shape::teams ? p.stream_teams : Shape::teams;
+        // Narrow streams: the first half of the teams take the blocks, the others idle to the segment's end (their states
+        // empty: m = −∞ merges as nothing). A template parameter, not a launch's: a run-time stride cost plans read with
+        // every warp 1-3% (kernel v31).
+        constexpr int streaming = Narrow ? Shape::teams / 2 : Shape::teams;
         const std::int64_t first = tok_begin + team * turn_tokens;
         const std::int64_t stride = streaming * turn_tokens;
         const std::int64_t blocks = team < streaming && first < tok_end ? (tok_end - first + stride - 1) / stride : 0;
@@ -425,15 +426,15 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
 // Launch bounds (threads, 1): the 192 KB of shared memory allow one CTA per SM whatever the registers, so
 // ptxas may use all it needs (left to aim at more CTAs per SM, it capped the registers and spilled).
 // run(): segments from the live plan the prologue derives from the device-side lengths.
-template <typename T, int D, int ROWS, bool Trace>
+template <typename T, int D, int ROWS, bool Trace, bool Narrow = false>
 __global__ void __launch_bounds__(detail::threads, 1) decode_mma_kernel(const DecodeParams p) {
     extern __shared__ uint4 smem[];
     detail::CtaTrace<Trace> trace(p, blockIdx.x);  // before the wait: a CTA's start is when it became resident
-    detail::decode_mma<T, D, ROWS>(p, detail::LiveWork{detail::begin_cta(p, smem, trace)}, trace);
+    detail::decode_mma<T, D, ROWS, Narrow>(p, detail::LiveWork{detail::begin_cta(p, smem, trace)}, trace);
 }
 
 // A host-lengths step: segments from the host's table in the launch's parameters (step_table.hpp).
-template <typename T, int D, int ROWS, bool Trace>
+template <typename T, int D, int ROWS, bool Trace, bool Narrow = false>
 __global__ void __launch_bounds__(detail::threads, 1) decode_mma_table_kernel(const DecodeParams p, const __grid_constant__ StepTable step) {
     detail::CtaTrace<Trace> trace(p, blockIdx.x);
     trace.plan_waited();  // nothing to wait for or stage: the plan's marks are the start
@@ -441,7 +442,7 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_table_kernel(co
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
     const detail::TableWork work(step, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);
-    detail::decode_mma<T, D, ROWS>(p, work, trace);
+    detail::decode_mma<T, D, ROWS, Narrow>(p, work, trace);
 }
 
 }  // namespace leanattn::cuda

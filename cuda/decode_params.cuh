@@ -34,8 +34,6 @@ struct DecodeParams {
     std::int32_t* flags = nullptr;  // (grid) stream-k: 1 once a CTA's partial is stored; 0 again once its host read it
     std::int32_t* split_counts = nullptr;  // (outputs) fixed-split, host-lengths steps: each output's splits (workspace.hpp)
     bool fused = true;            // stream-k: hosts reduce in this launch; else every split stores a partial
-    int stream_teams = 0;         // one-warp teams at head dim 128: how many of the CTA's read its blocks; 0: all
-                                  // (Schedule::narrow_streams: half of them, where fewer streams per SM draw more of HBM)
     TraceBuffer trace;            // read by the traced kernels only
 };
 

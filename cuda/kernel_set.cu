@@ -44,9 +44,10 @@ std::int64_t prepare(const KernelSet& set) {
     const void* kernel = reinterpret_cast<const void*>(set.decode);
     // The pipeline wants more than the default 48 KB of dynamic shared memory: opt in (per device).
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, decode_shared_bytes()), "allow the decode kernel's shared memory");
-    if (set.decode_table != nullptr) {  // the same body and shared memory: the same occupancy
-        check(cudaFuncSetAttribute(reinterpret_cast<const void*>(set.decode_table), cudaFuncAttributeMaxDynamicSharedMemorySize, decode_shared_bytes()),
-              "allow the table decode kernel's shared memory");
+    // The others: the same body and shared memory, the same occupancy.
+    for (const void* other : {reinterpret_cast<const void*>(set.decode_table), reinterpret_cast<const void*>(set.decode_narrow),
+                              reinterpret_cast<const void*>(set.decode_table_narrow)}) {
+        if (other != nullptr) check(cudaFuncSetAttribute(other, cudaFuncAttributeMaxDynamicSharedMemorySize, decode_shared_bytes()), "allow a decode kernel's shared memory");
     }
     int blocks = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, decode_threads(), decode_shared_bytes()), "occupancy of the decode kernel");

@@ -4,7 +4,10 @@
 // more rows go to tensor cores (decode_mma.cuh): with four or eight, CUDA cores would be the bottleneck; with
 // two, the CUDA-core kernel kept up with memory but cost ~5 µs more per decode than the tensor-core one
 // (H100: intercepts of 20-25 µs against 17-19 µs over a context sweep, bench/NOTES.md v7). Head dim 96 takes
-// the tensor-core kernel at every row count: 12 lanes per token do not tile the CUDA-core kernel's warps.
+// the tensor-core kernel at every row count: 12 lanes per token do not tile the CUDA-core kernel's warps. Head dim
+// 128 at 2-16 rows has a second pair of tensor-core kernels that read K and V with half the warps, for plans with
+// narrow streams (core/schedule.hpp: narrow_streams_pay); a template parameter rather than a launch's, since a
+// stride computed at run time cost the plans read with every warp 1-3% (kernel v31).
 #pragma once
 
 #include "decode_mma.cuh"
@@ -23,6 +26,10 @@ KernelSet kernel_set_of() {
     if constexpr (ROWS == 1 && D != 96) set.decode_table = decode_simt_table_kernel<T, D, ROWS, Trace>;
     else set.decode_table = decode_mma_table_kernel<T, D, ROWS, Trace>;
     set.reduce_table = split_reduce_table_kernel<T, D>;
+    if constexpr (D == 128 && ROWS >= 2 && ROWS <= 16) {  // core's narrow_streams_pay: only these
+        set.decode_narrow = decode_mma_kernel<T, D, ROWS, Trace, true>;
+        set.decode_table_narrow = decode_mma_table_kernel<T, D, ROWS, Trace, true>;
+    }
     return set;
 }
 

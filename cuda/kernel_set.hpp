@@ -30,7 +30,18 @@ struct KernelSet {
     // A host-lengths step's (step_table.hpp): the same kernels reading their segments from the launch; untraced only.
     void (*decode_table)(DecodeParams, StepTable) = nullptr;
     void (*reduce_table)(DecodeParams) = nullptr;
+    // The same two decode kernels reading with half their warps (Schedule::narrow_streams, core/schedule.hpp): head
+    // dim 128 at 2-16 rows only; null elsewhere.
+    void (*decode_narrow)(DecodeParams) = nullptr;
+    void (*decode_table_narrow)(DecodeParams, StepTable) = nullptr;
 };
+
+// The decode kernel a plan runs on: the narrow one where the plan asks for narrow streams (Schedule::narrow_streams)
+// and the set has one.
+inline auto decode_kernel(const KernelSet& set, bool narrow_streams) { return narrow_streams && set.decode_narrow != nullptr ? set.decode_narrow : set.decode; }
+inline auto decode_table_kernel(const KernelSet& set, bool narrow_streams) {
+    return narrow_streams && set.decode_table_narrow != nullptr ? set.decode_table_narrow : set.decode_table;
+}
 
 // Threads per CTA of both kernels, and the decode kernel's dynamic shared memory (bytes).
 int decode_threads();
