@@ -133,8 +133,10 @@ class DenseCaches:
 
     def __init__(self, a, dtype, device, prompts, capacity):
         d = a.hidden // a.heads
-        self.k = [torch.empty(a.batch, a.kv_heads, capacity, d, dtype=dtype, device=device) for _ in range(a.layers)]
-        self.v = [torch.empty_like(k) for k in self.k]
+        # Zeros past each request's tokens, not torch.empty's leftovers: SDPA multiplies a masked position's V by its
+        # weight 0, and 0 times a NaN or Inf left in memory is NaN (seen on torch 2.11's CPU kernel).
+        self.k = [torch.zeros(a.batch, a.kv_heads, capacity, d, dtype=dtype, device=device) for _ in range(a.layers)]
+        self.v = [torch.zeros_like(k) for k in self.k]
         self.lengths = prompts.long().to(device)
         self.positions = torch.arange(capacity, device=device)
 
