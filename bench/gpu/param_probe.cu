@@ -11,14 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                 \
-    do {                                                                                         \
-        cudaError_t e = (x);                                                                     \
-        if (e != cudaSuccess) {                                                                  \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-            std::exit(1);                                                                        \
-        }                                                                                        \
-    } while (0)
+#include "probe_check.cuh"
 
 template <int BYTES>
 struct Block {
