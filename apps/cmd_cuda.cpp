@@ -24,6 +24,10 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// The kind of step, as --lengths names it (the JSON's "lengths"), and as the text report says where the lengths are.
+const char* lengths_name(const cuda::HarnessCase& c) { return c.staged ? "staged" : c.host_lengths ? "host" : "device"; }
+const char* lengths_place(const cuda::HarnessCase& c) { return c.staged ? "host, the table staged" : c.host_lengths ? "host" : "device"; }
+
 std::string describe_layout(const cuda::HarnessCase& c) {
     std::string s(cache_layout_name(c.layout));
     if (c.layout == CacheLayout::paged) s += " (block " + std::to_string(c.block_size) + ")";
@@ -44,7 +48,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     json results = json::array();
     if (opt.format == "text") {
         out << "validate on " << describe_device(v.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c)
-            << " K/V, lengths on the " << (c.host_lengths ? "host" : "device") << "; tolerance rel L2 <= " << v.tolerance << "\n";
+            << " K/V, lengths on the " << lengths_place(c) << "; tolerance rel L2 <= " << v.tolerance << "\n";
     }
     for (const cuda::StrategyCheck& r : v.results) {
         if (opt.format == "text") {
@@ -57,7 +61,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     }
     if (opt.format == "json") {
         out << json{{"device", v.device.name}, {"gpu", device_json(v.device)}, {"problem", problem_to_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
-                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", c.host_lengths ? "host" : "device"}, {"tolerance", v.tolerance}, {"ok", v.ok()},
+                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", lengths_name(c)}, {"tolerance", v.tolerance}, {"ok", v.ok()},
                     {"results", results}}.dump(2)
             << "\n";
     }
@@ -71,7 +75,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     json results = json::array();
     if (opt.format == "text") {
         out << "bench on " << describe_device(b.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c) << " K/V, lengths on the "
-            << (c.host_lengths ? "host" : "device") << ": copy " << std::fixed
+            << lengths_place(c) << ": copy " << std::fixed
             << std::setprecision(0) << b.copy_gbps << " GB/s, K+V " << std::setprecision(1) << b.kv_bytes / 1e6 << " MB, floor "
             << std::setprecision(2) << b.floor_us << " us; median of " << opt.repeat << " CUDA-graph replays, L2 flushed before each\n"
             << std::left << std::setw(12) << "strategy" << std::right << std::setw(7) << "grid" << std::setw(9) << "launch" << std::setw(11)
@@ -88,7 +92,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     }
     if (opt.format == "json") {
         out << json{{"device", b.device.name}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},
-                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", c.host_lengths ? "host" : "device"}, {"repeat", opt.repeat},
+                    {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", lengths_name(c)}, {"repeat", opt.repeat},
                     {"copy_gbps", b.copy_gbps}, {"kv_bytes", b.kv_bytes}, {"floor_us", b.floor_us}, {"problem", problem_to_json(c.problem)},
                     {"results", results}}.dump(2)
             << "\n";
@@ -104,7 +108,7 @@ int run_case(const Args& args, std::ostream* out_override) {
     if (help || args.empty() || (args[0] != "validate" && args[0] != "bench")) {
         if (help) {
             std::cout << "usage: leanattn cuda validate|bench [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
-                         "                [--block-size N] [--seed N] [--lengths device|host] [--repeat N] [--trace FILE]\n\n"
+                         "                [--block-size N] [--seed N] [--lengths device|host|staged] [--repeat N] [--trace FILE]\n\n"
                          "  validate  run every strategy on this GPU and check it against a float64 reference (exit 1 over tolerance)\n"
                          "  bench     time every strategy (CUDA-graph replays after an L2 flush) against the memory floor\n\n"
                          "leanattn cuda validate --help and leanattn cuda bench --help list the flags.\n";
@@ -127,8 +131,9 @@ int run_case(const Args& args, std::ostream* out_override) {
         "lengths", po::value(&lengths)->default_value(lengths),
         "device: each step reads cache_seqlens on the GPU (a prologue kernel derives the plan's work from them, so one "
         "captured step serves every length); host: the host walks the plan at the lengths and passes every CTA's segments "
-        "in the launch (no prologue: ~3 us less per step; decode.hpp). --strategy auto weighs plans with the device's kernel model "
-        "for this kind of step");
+        "in the launch (no prologue: ~3 us less per step; decode.hpp); staged: the host's table copied into the workspace "
+        "before the step, which bench captures alone (how a graph replays a host-lengths step while the lengths change). "
+        "--strategy auto weighs plans with the device's kernel model for this kind of step (staged: host's)");
     if (!validate) {
         desc.add_options()("repeat", po::value(&repeat)->default_value(repeat), "CUDA-graph replays per strategy (the median is reported)")(
             "trace", po::value(&trace), "also write a per-CTA trace of one untimed run per strategy to FILE (JSON, docs/trace.md)")(
@@ -153,8 +158,8 @@ int run_case(const Args& args, std::ostream* out_override) {
                                   "  leanattn cuda bench --shapes data/calibration/train-shapes.txt -o h100-train.jsonl")) {
         return exit_ok;
     }
-    if (lengths != "device" && lengths != "host") throw InputError("--lengths " + lengths, "expected device or host");
-    flags.step_lengths = lengths == "host" ? StepLengths::host : StepLengths::device;  // --strategy auto weighs plans for them
+    if (lengths != "device" && lengths != "host" && lengths != "staged") throw InputError("--lengths " + lengths, "expected device, host or staged");
+    flags.step_lengths = lengths == "device" ? StepLengths::device : StepLengths::host;  // --strategy auto weighs plans for them
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
     CudaOptions opt;
     opt.format = input.format;
@@ -168,7 +173,9 @@ int run_case(const Args& args, std::ostream* out_override) {
     c.block_size = parse_positive("--block-size", block_size);
     if (c.block_size > 256) throw InputError("--block-size " + block_size, "must lie in 1..256 tokens");
     c.seed = static_cast<std::uint64_t>(parse_positive("--seed", seed));
-    c.host_lengths = lengths == "host";
+    c.host_lengths = lengths != "device";
+    c.staged = lengths == "staged";
+    if (c.staged && !trace.empty()) throw InputError("--trace", "traces steps of run() and host-lengths steps, not staged ones (--lengths device or host)");
     const std::int64_t replays = parse_positive("--repeat", repeat);
     if (replays > 100000) throw InputError("--repeat " + repeat, "at most 100000 replays");
     opt.repeat = static_cast<int>(replays);

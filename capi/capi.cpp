@@ -143,6 +143,32 @@ leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan, const leana
     });
 }
 
+leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens, const int32_t* host_cu_seqlens,
+                                    void* workspace, size_t workspace_bytes, void* stream) {
+    return capi::guarded([&] {
+        if (plan == nullptr) throw InputError("plan", "is NULL");
+        if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
+        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
+        if (plan->device == LEANATTN_DEVICE_CUDA) {
+            capi::gpu::stage_step(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);
+        }
+    });
+}
+
+leanattn_status leanattn_run_staged(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes, void* stream,
+                                    int threads) {
+    return capi::guarded([&] {
+        if (plan == nullptr) throw InputError("plan", "is NULL");
+        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
+        check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
+        if (plan->device == LEANATTN_DEVICE_CUDA) {
+            capi::gpu::run_staged(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream);
+        } else {
+            cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
+        }
+    });
+}
+
 void leanattn_free(void* p) { std::free(p); }
 
 leanattn_status leanattn_limits(int64_t* max_memory_bytes, int64_t* max_work) {

@@ -18,5 +18,9 @@ void run(int device, const Schedule& plan, const DecodeTensors& tensors, void* w
 // A host-lengths step (cuda/decode.hpp): the lengths in host memory too.
 void run_host_lengths(int device, const Schedule& plan, const DecodeTensors& tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens,
                  void* workspace, std::size_t bytes, void* stream);
+// A staged step (cuda/decode.hpp): the table staged into the workspace, then the step that reads it there.
+void stage_step(int device, const Schedule& plan, const DecodeTensors& tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens,
+                void* workspace, std::size_t bytes, void* stream);
+void run_staged(int device, const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, void* stream);
 
 }  // namespace leanattn::capi::gpu

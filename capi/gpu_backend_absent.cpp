@@ -13,5 +13,7 @@ DeviceSpec live_device(int, const Problem&, DType, const DeviceTiming&) { refuse
 std::size_t workspace_bytes(int, const Schedule&) { refuse(); }
 void run(int, const Schedule&, const DecodeTensors&, void*, std::size_t, void*) { refuse(); }
 void run_host_lengths(int, const Schedule&, const DecodeTensors&, const std::int32_t*, const std::int32_t*, void*, std::size_t, void*) { refuse(); }
+void stage_step(int, const Schedule&, const DecodeTensors&, const std::int32_t*, const std::int32_t*, void*, std::size_t, void*) { refuse(); }
+void run_staged(int, const Schedule&, const DecodeTensors&, void*, std::size_t, void*) { refuse(); }
 
 }  // namespace leanattn::capi::gpu

@@ -51,4 +51,15 @@ void run_host_lengths(int device, const Schedule& plan, const DecodeTensors& ten
     cuda::run(plan, tensors, cuda::HostLengths{host_seqlens, host_cu_seqlens}, workspace, bytes, static_cast<cudaStream_t>(stream));
 }
 
+void stage_step(int device, const Schedule& plan, const DecodeTensors& tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens,
+                void* workspace, std::size_t bytes, void* stream) {
+    use_device(device);
+    cuda::stage_step(plan, tensors, cuda::HostLengths{host_seqlens, host_cu_seqlens}, workspace, bytes, static_cast<cudaStream_t>(stream));
+}
+
+void run_staged(int device, const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, void* stream) {
+    use_device(device);
+    cuda::run_staged(plan, tensors, workspace, bytes, static_cast<cudaStream_t>(stream));
+}
+
 }  // namespace leanattn::capi::gpu

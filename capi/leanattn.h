@@ -10,6 +10,8 @@
  *     size_t bytes; leanattn_plan_workspace_bytes(plan, &bytes);        // allocate once (cudaMalloc)
  *     leanattn_run(plan, &tensors, workspace, bytes, stream, 0);         // every step; graph-capturable
  *     leanattn_run_host_lengths(plan, &tensors, host_lengths, NULL, ...);     // or, lengths known on the host: faster
+ *     leanattn_stage_step(plan, &tensors, host_lengths, NULL, ...);           // or both: staged before a graph's replay,
+ *     leanattn_run_staged(plan, &tensors, workspace, bytes, stream, 0);      //   this captured in the graph
  *     leanattn_plan_destroy(plan);
  *
  * Handles are opaque; every function returns a status and, on failure, sets a message for this thread
@@ -143,6 +145,19 @@ LEANATTN_API leanattn_status leanattn_run(const leanattn_plan* plan, const leana
 LEANATTN_API leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens,
                                                   const int32_t* host_cu_seqlens, void* workspace, size_t workspace_bytes, void* stream,
                                                   int threads);
+
+/* A staged step: a host-lengths step for a CUDA graph that is replayed while the lengths change. Before each
+ * replay, outside the capture, leanattn_stage_step walks the plan at host_seqlens (as leanattn_run_host_lengths
+ * does) and copies that work into the workspace on `stream`; the captured leanattn_run_staged reads it there.
+ * On an H100 about a host-lengths step's time, 2-4 us less than a captured leanattn_run (README). Stage every
+ * step, on the stream the graph is replayed on; staging while the stream captures is refused (a copy inside a graph
+ * costs ~9 us a replay), as is a step needing more than 512 CTAs or segments (leanattn_run serves those). Zero the
+ * workspace once before its first step. CPU plans: staging does nothing and leanattn_run_staged runs as
+ * leanattn_run does. */
+LEANATTN_API leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens,
+                                                 const int32_t* host_cu_seqlens, void* workspace, size_t workspace_bytes, void* stream);
+LEANATTN_API leanattn_status leanattn_run_staged(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes,
+                                                 void* stream, int threads);
 
 /* What `leanattn schedule --format json` and `leanattn simulate --format json` print for a problem; `dtype`
  * sets the simulated K/V element size. Free the string with leanattn_free. */

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <cmath>
 #include <string>
@@ -175,6 +176,43 @@ void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& 
     if (!enqueue_table_step(plan, tensors, lengths, kernels, workspace, stream, TraceBuffer{}, step)) {
         enqueue_decode(plan, tensors, kernels, workspace, stream, TraceBuffer{});  // too large for a launch: a step of run()
     }
+}
+
+void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t bytes, cudaStream_t stream) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    check(cudaStreamIsCapturing(stream, &capturing), "capture status");
+    if (capturing != cudaStreamCaptureStatusNone) {
+        throw InputError("stream", "is capturing a graph: stage the step before replaying the graph, outside the capture (a copy inside the "
+                                   "graph costs a replay ~9 us); capture run_staged alone");
+    }
+    (void)checked_kernels(plan, tensors, workspace, bytes, false);
+    if (lengths.seqlens == nullptr) throw InputError("host seqlens", "is missing (this step's lengths in host memory)");
+    KvCacheView kv = tensors.kv;
+    if (kv.layout == KvLayout::ragged) {
+        if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's staged step needs its cu_seqlens in host memory");
+        kv.cu_seqlens = lengths.cu_seqlens;
+    }
+    static thread_local StepTable step;  // ~11 KB: kept off the stack
+    if (!make_step_table(plan, kv, lengths.seqlens, step)) {
+        throw InputError("plan", "this step needs more than " + std::to_string(max_table_ctas) + " CTAs or " + std::to_string(max_table_segments) +
+                                     " segments, more than a staged table holds: run it with run()");
+    }
+    // The table's used part: its CTAs' first segments, then the segments.
+    const std::size_t used = offsetof(StepTable, segments) + static_cast<std::size_t>(step.cta_first[step.grid]) * sizeof(TableSegment);
+    auto* table = static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table;
+    check(cudaMemcpyAsync(table, &step, used, cudaMemcpyHostToDevice, stream), "stage the step's table");
+}
+
+void run_staged(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {
+    const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false);
+    if (plan.grid > max_table_ctas) {
+        throw InputError("plan", "its grid of " + std::to_string(plan.grid) + " CTAs exceeds the " + std::to_string(max_table_ctas) +
+                                     " a staged table holds: run it with run()");
+    }
+    DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
+    p.staged_table = reinterpret_cast<const StepTable*>(static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table);
+    launch(decode_staged_kernel(kernels.set, plan.narrow_streams), static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p);
+    if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
 void run_traced(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream, const TraceBuffer& trace) {

@@ -76,4 +76,16 @@ struct HostLengths {
 void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
          cudaStream_t stream);
 
+// A staged step: a host-lengths step whose table the workspace holds, for a step captured in a CUDA graph and replayed
+// while the lengths change. Before each replay, outside the capture, stage_step walks the plan at that step's lengths
+// and copies the table into the workspace on `stream` (a pageable copy: the host's buffer is free again when it
+// returns); the captured run_staged launches kernels that read it there. On an H100 such a step took 1.00-1.03x a
+// host-lengths step's time and 0.87-0.97x a captured run()'s (bench/NOTES.md); a copy made inside the graph would
+// cost ~9 us a replay, so stage_step refuses a capturing stream. stage_step checks what run() checks and throws
+// InputError where the step needs more CTAs or segments than a table holds (max_table_ctas, max_table_segments: run()
+// serves those). run_staged reads whatever was staged last: stage every step, on the stream the step runs on.
+void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
+                cudaStream_t stream);
+void run_staged(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+
 }  // namespace leanattn::cuda

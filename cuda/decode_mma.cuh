@@ -445,4 +445,16 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_table_kernel(co
     detail::decode_mma<T, D, ROWS, Narrow>(p, work, trace);
 }
 
+// A staged step: the same table, copied into the workspace before the launch (decode.hpp: stage_step), so that a graph
+// replays the step while the lengths change. A CTA's first read is its row of the table: one round trip to L2. A kernel
+// of its own, not a choice of the table's source at run time: that choice slowed the launch's-table path 0.5-5%.
+template <typename T, int D, int ROWS, bool Narrow = false>
+__global__ void __launch_bounds__(detail::threads, 1) decode_mma_staged_kernel(const DecodeParams p) {
+    detail::CtaTrace<false> trace(p, blockIdx.x);
+    allow_kernel_behind();  // fixed-split's reduce kernel may become resident
+    const detail::TableWork work(*p.staged_table, static_cast<int>(blockIdx.x));
+    detail::store_split_count(p, work);
+    detail::decode_mma<T, D, ROWS, Narrow>(p, work, trace);
+}
+
 }  // namespace leanattn::cuda

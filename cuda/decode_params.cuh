@@ -17,6 +17,8 @@
 
 namespace leanattn::cuda {
 
+struct StepTable;
+
 struct DecodeParams {
     PlanView plan;                // Schedule::view(), request arrays pointing into the workspace; total_tiles and
                                   // chunk are the capacity plan's: kernels take the live ones from `live`
@@ -35,6 +37,7 @@ struct DecodeParams {
     std::int32_t* split_counts = nullptr;  // (outputs) fixed-split, host-lengths steps: each output's splits (workspace.hpp)
     bool fused = true;            // stream-k: hosts reduce in this launch; else every split stores a partial
     TraceBuffer trace;            // read by the traced kernels only
+    const StepTable* staged_table = nullptr;  // a staged step's table, in the workspace (decode.hpp: stage_step, run_staged)
 };
 
 // Programmatic dependent launch (sm_90): run() launches the decode kernel (and fixed-split's reduce kernel)

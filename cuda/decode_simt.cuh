@@ -208,4 +208,14 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_table_kernel(c
     detail::decode_simt<T, D, ROWS>(p, work, trace);
 }
 
+// A staged step: the table copied into the workspace before the launch (decode_mma.cuh's decode_mma_staged_kernel says why).
+template <typename T, int D, int ROWS>
+__global__ void __launch_bounds__(detail::threads, 1) decode_simt_staged_kernel(const DecodeParams p) {
+    detail::CtaTrace<false> trace(p, blockIdx.x);
+    allow_kernel_behind();  // fixed-split's reduce kernel may become resident
+    const detail::TableWork work(*p.staged_table, static_cast<int>(blockIdx.x));
+    detail::store_split_count(p, work);
+    detail::decode_simt<T, D, ROWS>(p, work, trace);
+}
+
 }  // namespace leanattn::cuda

@@ -33,15 +33,29 @@ DeviceBuffer zeroed_workspace(const Schedule& plan, cudaStream_t stream) {
     return workspace;
 }
 
-// One step of `plan` on `stream`: run(), or a host-lengths step at the layout's lengths.
+HostLengths layout_lengths(const DeviceTensors& tensors) {
+    const TensorLayout& layout = tensors.layout();
+    return {layout.seqlens.data(), layout.cu_seqlens.empty() ? nullptr : layout.cu_seqlens.data()};
+}
+
+// One step of `plan` on `stream`: run(), a host-lengths step at the layout's lengths, or a staged step (its table staged,
+// then run_staged).
 void step(const HarnessCase& c, const Schedule& plan, const DeviceTensors& tensors, const DeviceBuffer& workspace, cudaStream_t stream) {
     if (!c.host_lengths) {
         run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream);
-        return;
+    } else if (c.staged) {
+        stage_step(plan, tensors.view(), layout_lengths(tensors), workspace.get(), workspace.bytes(), stream);
+        run_staged(plan, tensors.view(), workspace.get(), workspace.bytes(), stream);
+    } else {
+        run(plan, tensors.view(), layout_lengths(tensors), workspace.get(), workspace.bytes(), stream);
     }
-    const TensorLayout& layout = tensors.layout();
-    const HostLengths lengths{layout.seqlens.data(), layout.cu_seqlens.empty() ? nullptr : layout.cu_seqlens.data()};
-    run(plan, tensors.view(), lengths, workspace.get(), workspace.bytes(), stream);
+}
+
+// What a timed replay runs: the step, or for a staged step run_staged alone, its table staged once before the capture
+// (bench never changes the lengths), as an engine stages each step's table before replaying its graph.
+void captured_step(const HarnessCase& c, const Schedule& plan, const DeviceTensors& tensors, const DeviceBuffer& workspace, cudaStream_t stream) {
+    if (c.staged) run_staged(plan, tensors.view(), workspace.get(), workspace.bytes(), stream);
+    else step(c, plan, tensors, workspace, stream);
 }
 
 // One plan under bench: its workspace, its captured step, its times (ms).
@@ -149,7 +163,8 @@ Benchmark bench(const HarnessCase& c, int repeat, bool trace) {
     std::vector<std::unique_ptr<TimedPlan>> timed;
     for (const Schedule& plan : plans) {
         auto t = std::make_unique<TimedPlan>(zeroed_workspace(plan, stream.get()));
-        t->graph = std::make_unique<CapturedGraph>(stream.get(), [&](cudaStream_t s) { step(c, plan, tensors, t->workspace, s); });
+        if (c.staged) stage_step(plan, tensors.view(), layout_lengths(tensors), t->workspace.get(), t->workspace.bytes(), stream.get());
+        t->graph = std::make_unique<CapturedGraph>(stream.get(), [&](cudaStream_t s) { captured_step(c, plan, tensors, t->workspace, s); });
         // LEANATTN_GRAPH_DOT=PREFIX: each timed step's graph written to PREFIX-<strategy>.dot (bench/gpu/capture_probe.py).
         if (const char* prefix = std::getenv("LEANATTN_GRAPH_DOT"); prefix != nullptr && *prefix != '\0') {
             t->graph->write_dot((std::string(prefix) + "-" + std::string(strategy_name(plan.strategy)) + ".dot").c_str());

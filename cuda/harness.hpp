@@ -34,6 +34,8 @@ struct HarnessCase {
     std::vector<Strategy> strategies = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
     DeviceTiming timing;              // the planner's cost fields (live_device supplies SMs and CTAs per SM)
     bool host_lengths = false;        // run host-lengths steps (decode.hpp: the host walks the plan, the launch carries it), not run()'s
+    bool staged = false;              // with host_lengths: staged steps (decode.hpp: the table staged in the workspace, then run_staged;
+                                      // bench captures run_staged alone, the table staged once before)
 };
 
 struct StrategyCheck {

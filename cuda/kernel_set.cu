@@ -46,7 +46,8 @@ std::int64_t prepare(const KernelSet& set) {
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, decode_shared_bytes()), "allow the decode kernel's shared memory");
     // The others: the same body and shared memory, the same occupancy.
     for (const void* other : {reinterpret_cast<const void*>(set.decode_table), reinterpret_cast<const void*>(set.decode_narrow),
-                              reinterpret_cast<const void*>(set.decode_table_narrow)}) {
+                              reinterpret_cast<const void*>(set.decode_table_narrow), reinterpret_cast<const void*>(set.decode_staged),
+                              reinterpret_cast<const void*>(set.decode_staged_narrow)}) {
         if (other != nullptr) check(cudaFuncSetAttribute(other, cudaFuncAttributeMaxDynamicSharedMemorySize, decode_shared_bytes()), "allow a decode kernel's shared memory");
     }
     int blocks = 0;

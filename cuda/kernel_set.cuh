@@ -26,9 +26,14 @@ KernelSet kernel_set_of() {
     if constexpr (ROWS == 1 && D != 96) set.decode_table = decode_simt_table_kernel<T, D, ROWS, Trace>;
     else set.decode_table = decode_mma_table_kernel<T, D, ROWS, Trace>;
     set.reduce_table = split_reduce_table_kernel<T, D>;
+    if constexpr (!Trace) {  // staged steps are not traced
+        if constexpr (ROWS == 1 && D != 96) set.decode_staged = decode_simt_staged_kernel<T, D, ROWS>;
+        else set.decode_staged = decode_mma_staged_kernel<T, D, ROWS>;
+    }
     if constexpr (D == 128 && ROWS >= 2 && ROWS <= 16) {  // core's narrow_streams_pay: only these
         set.decode_narrow = decode_mma_kernel<T, D, ROWS, Trace, true>;
         set.decode_table_narrow = decode_mma_table_kernel<T, D, ROWS, Trace, true>;
+        if constexpr (!Trace) set.decode_staged_narrow = decode_mma_staged_kernel<T, D, ROWS, true>;
     }
     return set;
 }

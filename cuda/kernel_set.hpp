@@ -34,6 +34,9 @@ struct KernelSet {
     // dim 128 at 2-16 rows only; null elsewhere.
     void (*decode_narrow)(DecodeParams) = nullptr;
     void (*decode_table_narrow)(DecodeParams, StepTable) = nullptr;
+    // A staged step's (decode.hpp: run_staged): the table kernels reading the table from the workspace; untraced sets only.
+    void (*decode_staged)(DecodeParams) = nullptr;
+    void (*decode_staged_narrow)(DecodeParams) = nullptr;
 };
 
 // The decode kernel a plan runs on: the narrow one where the plan asks for narrow streams (Schedule::narrow_streams)
@@ -41,6 +44,9 @@ struct KernelSet {
 inline auto decode_kernel(const KernelSet& set, bool narrow_streams) { return narrow_streams && set.decode_narrow != nullptr ? set.decode_narrow : set.decode; }
 inline auto decode_table_kernel(const KernelSet& set, bool narrow_streams) {
     return narrow_streams && set.decode_table_narrow != nullptr ? set.decode_table_narrow : set.decode_table;
+}
+inline auto decode_staged_kernel(const KernelSet& set, bool narrow_streams) {
+    return narrow_streams && set.decode_staged_narrow != nullptr ? set.decode_staged_narrow : set.decode_staged;
 }
 
 // Threads per CTA of both kernels, and the decode kernel's dynamic shared memory (bytes).

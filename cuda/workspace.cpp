@@ -1,5 +1,7 @@
 #include "workspace.hpp"
 
+#include "step_table.hpp"
+
 namespace leanattn::cuda {
 
 namespace {
@@ -35,6 +37,7 @@ WorkspaceLayout workspace_layout(const Schedule& plan) {
     w.flags = section(static_cast<std::size_t>(w.flag_count) * sizeof(std::int32_t));
     w.split_counts = section(static_cast<std::size_t>(w.split_count_entries) * sizeof(std::int32_t));
     w.partials = section(static_cast<std::size_t>(w.partial_slots * w.partial_floats) * sizeof(float));
+    w.step_table = section(sizeof(StepTable));
     w.bytes = at;
     return w;
 }

@@ -16,6 +16,7 @@
 //                                 reads the live plan instead)
 //   partials        (grid, partial_slot_floats) fp32: a CTA's un-scaled O, then m, then l, padded to 16 bytes (plans
 //                                 whose outputs can have more than one contributor)
+//   step_table      StepTable     a staged step's table (decode.hpp: stage_step copies it in, run_staged's kernels read it)
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,7 @@ struct WorkspaceLayout {
     std::size_t flags = 0;
     std::size_t split_counts = 0;
     std::size_t partials = 0;
+    std::size_t step_table = 0;
     std::int64_t flag_count = 0;     // int32 flags: the grid when the plan reduces inside the launch, else 0
     std::int64_t split_count_entries = 0;  // int32 split counts: the outputs under fixed-split with several splits, else 0
     std::int64_t partial_floats = 0; // floats of one CTA's partial slot

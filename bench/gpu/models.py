@@ -7,6 +7,8 @@ Per model, two uniform batches (B=1 at 16k tokens, B=8 at 4k) x q_len 1 and 4 x 
     leanattn/no-split, leanattn/fixed-split   the strategy and grid the calibrated kernel model predicts fastest, the
                                               one a user should pick)
     leanattn/auto-device                      auto reading cache_seqlens on the device (the graph-replayable step)
+    leanattn/auto-staged                      auto as a staged step: the host's table staged into the workspace before the
+                                              replay (once: the lengths do not change), the graph holding the step alone
     sdpa/flash, sdpa/cudnn, sdpa/efficient    scaled_dot_product_attention, one backend each, enable_gqa=True;
                                               q_len > 1 with a boolean mask, new token i seeing the first
                                               n - q_len + i + 1 tokens (SDPA's is_causal aligns the other way)
@@ -84,25 +86,27 @@ class Case:
         return out
 
 
-def leanattn_peer(strategy, device_lengths=False):
-    """A host-lengths step (the lengths passed on the host, as SDPA's dense call has them), or with device_lengths the
-    step that reads cache_seqlens on the device."""
+def leanattn_peer(strategy, device_lengths=False, staged=False):
+    """A host-lengths step (the lengths passed on the host, as SDPA's dense call has them), with device_lengths the
+    step that reads cache_seqlens on the device, with staged a staged step (its table staged once, before the capture)."""
     def prepare(case):
         import leanattn
         k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views: no copy
         plan = leanattn.DecodePlan(case.q, k, v, None, strategy=strategy, lengths="device" if device_lengths else "host")
         out = torch.empty_like(case.q)
         plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=True)
-        host_lengths = None if device_lengths else case.seqlens.cpu()
+        host_lengths = None if device_lengths or staged else case.seqlens.cpu()
+        if staged:
+            plan.stage(case.q, k, v, case.seqlens, None, host_seqlens=case.seqlens.cpu())
 
         def run():
-            plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=False, host_seqlens=host_lengths)
+            plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=False, host_seqlens=host_lengths, staged=staged)
             return out
 
         run.poison = lambda: out.fill_(float("nan"))
         run.keep = (plan, k, v)
         return run
-    return f"leanattn/{strategy}" + ("-device" if device_lengths else ""), prepare
+    return f"leanattn/{strategy}" + ("-device" if device_lengths else "-staged" if staged else ""), prepare
 
 
 def sdpa_peer(backend_name):
@@ -130,6 +134,7 @@ def sdpa_peer(backend_name):
 
 
 PEERS = ([leanattn_peer(s) for s in ("stream-k", "auto", "no-split", "fixed-split")] + [leanattn_peer("auto", device_lengths=True)]
+         + [leanattn_peer("auto", staged=True)]
          + [sdpa_peer(b) for b in ("flash", "cudnn", "efficient")])
 
 
@@ -177,7 +182,7 @@ def table(records):
         by_shape.setdefault(r["shape"], {})[r["peer"]] = r
     lines = ["| model | B | ctx | q_len | dtype | stream-k us | auto us | no-split us | fixed-split us | auto, device lengths us | best SDPA us (backend) | SDPA / auto | floor fraction (auto) |",
              "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    ratios = {"leanattn/auto": [], "leanattn/auto-device": []}
+    ratios = {"leanattn/auto": [], "leanattn/auto-device": [], "leanattn/auto-staged": []}
     for shape, peers in by_shape.items():
         any_rec = next(iter(peers.values()))
         t = lambda p: peers.get(p, {}).get("median_us")
@@ -195,7 +200,8 @@ def table(records):
                      f"{f'{best[0]:.1f} ({best[1]})' if best else 'all refused'} | {f'{ratio:.2f}x' if ratio else '-'} | "
                      f"{f'{floor:.2f}' if floor else '-'} |")
     summary = []
-    for peer, what in (("leanattn/auto", "auto"), ("leanattn/auto-device", "auto reading its lengths on the device")):
+    for peer, what in (("leanattn/auto", "auto"), ("leanattn/auto-device", "auto reading its lengths on the device"),
+                       ("leanattn/auto-staged", "auto as a staged step (a graph replayed with each step's table staged)")):
         found = ratios[peer]
         if found:
             summary.append(f"Geometric mean of best SDPA / {what} over the {len(found)} shapes under 256 MiB of K+V: {geomean(found):.2f}x; "

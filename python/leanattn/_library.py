@@ -91,6 +91,10 @@ lib.leanattn_run.restype = _status
 lib.leanattn_run_host_lengths.argtypes = [PlanP, ctypes.POINTER(Tensors), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                                      ctypes.c_int]
 lib.leanattn_run_host_lengths.restype = _status
+lib.leanattn_stage_step.argtypes = [PlanP, ctypes.POINTER(Tensors), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+lib.leanattn_stage_step.restype = _status
+lib.leanattn_run_staged.argtypes = [PlanP, ctypes.POINTER(Tensors), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int]
+lib.leanattn_run_staged.restype = _status
 lib.leanattn_schedule_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.POINTER(ctypes.c_void_p)]
 lib.leanattn_schedule_json.restype = _status
 lib.leanattn_simulate_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]

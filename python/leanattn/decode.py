@@ -122,6 +122,11 @@ class DecodePlan:
     hands every CTA its work in the launch. A CUDA graph of a host-lengths step replays only with the lengths it was
     captured with; run(check_lengths=False) without host_seqlens is the one to capture for growing lengths.
 
+    A staged step has both: capture run(..., check_lengths=False, staged=True) in the graph, and before every replay,
+    outside the capture, call stage(..., host_seqlens=...) with that step's lengths: the host's walk is copied into
+    the workspace, where the captured kernels read it (on an H100 about a host-lengths step's time, 2-4 us less than
+    the captured run() that reads the lengths on the device; README).
+
     tile_rows: query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV head
     with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over
     the shapes measured; up to 128 (64 at head_dim 256) on the GPU, where larger tiles pay once the HBM is
@@ -173,16 +178,11 @@ class DecodePlan:
         return json.loads(L.take_string(L.lib.leanattn_plan_json, self._plan))
 
     def run(self, q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, *, out=None, lse=None, return_lse=False,
-            check_lengths=True, host_seqlens=None):
-        shape = _Shape(q, k_cache, v_cache, block_table)
-        if shape.key(q) != self.shape.key(q) or q.device != self.device or q.dtype != self.dtype:
-            raise ValueError("q and the cache do not have the shapes, dtype or device this plan was made for")
-        _require_tensor("cache_seqlens", cache_seqlens)
-        _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype}")
-        _require(tuple(cache_seqlens.shape) == (shape.batch,), ValueError,
-                 f"cache_seqlens must have shape ({shape.batch},), got {tuple(cache_seqlens.shape)}")
-        _require(cache_seqlens.device == q.device, ValueError, f"cache_seqlens is on {cache_seqlens.device} but q is on {q.device}")
-        _require(cache_seqlens.is_contiguous(), ValueError, "cache_seqlens must be contiguous")
+            check_lengths=True, host_seqlens=None, staged=False):
+        """One decode step. staged=True runs the work stage() last put in the workspace (CUDA: the step to capture in a
+        graph that replays while the lengths change; stage() before every replay); on the CPU it runs as run() does."""
+        shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
+        _require(not (staged and host_seqlens is not None), ValueError, "a staged step takes its lengths from stage(host_seqlens=...), not run()")
         scale = 0.0 if softmax_scale is None else float(softmax_scale)
         _require(math.isfinite(scale) and scale >= 0.0, ValueError, f"softmax_scale must be a finite positive number, got {softmax_scale}")
         if out is None:
@@ -199,10 +199,49 @@ class DecodePlan:
         host_lengths = _host_lengths(host_seqlens, shape.batch) if host_seqlens is not None else None
         if check_lengths:
             read_back = _check_lengths(shape, cache_seqlens, block_table)
-            if host_lengths is None and q.is_cuda:
+            if host_lengths is None and q.is_cuda and not staged:
                 host_lengths = read_back
             elif host_lengths is not None and read_back is not None:
                 _require(torch.equal(host_lengths, read_back), ValueError, "host_seqlens differ from cache_seqlens")
+        tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, out, lse, scale)
+        stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
+        if staged:
+            L.check(L.lib.leanattn_run_staged(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+        elif host_lengths is not None and q.is_cuda:
+            L.check(L.lib.leanattn_run_host_lengths(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
+                                               self.workspace.numel(), stream, 0))
+        else:
+            L.check(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+        return (out, lse) if want_lse else out
+
+    def stage(self, q, k_cache, v_cache, cache_seqlens, block_table=None, *, host_seqlens):
+        """Puts one step's work, walked on the host at host_seqlens (a CPU int32 tensor or a sequence, equal to
+        cache_seqlens), in the workspace, on torch's current stream, for the next run(..., staged=True): call it before
+        every replay of a graph that captured run(staged=True), outside the capture (staging inside one is refused: a
+        copy in the graph would cost ~9 us a replay). Takes run()'s tensors, which it checks but does not read. On the
+        CPU it does nothing. Raises ValueError where the step needs more CTAs or segments than a staged table holds
+        (512 each): run() without staging serves those."""
+        shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
+        host_lengths = _host_lengths(host_seqlens, shape.batch)
+        tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, q, None, 0.0)  # q stands for out: nothing is written
+        stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
+        L.check(L.lib.leanattn_stage_step(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
+                                          self.workspace.numel(), stream))
+
+    def _check_step(self, q, k_cache, v_cache, cache_seqlens, block_table):
+        shape = _Shape(q, k_cache, v_cache, block_table)
+        if shape.key(q) != self.shape.key(q) or q.device != self.device or q.dtype != self.dtype:
+            raise ValueError("q and the cache do not have the shapes, dtype or device this plan was made for")
+        _require_tensor("cache_seqlens", cache_seqlens)
+        _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype}")
+        _require(tuple(cache_seqlens.shape) == (shape.batch,), ValueError,
+                 f"cache_seqlens must have shape ({shape.batch},), got {tuple(cache_seqlens.shape)}")
+        _require(cache_seqlens.device == q.device, ValueError, f"cache_seqlens is on {cache_seqlens.device} but q is on {q.device}")
+        _require(cache_seqlens.is_contiguous(), ValueError, "cache_seqlens must be contiguous")
+        return shape
+
+    @staticmethod
+    def _tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, out, lse, scale):
         tensors = L.Tensors()
         tensors.q = L.HeadTensor(q.data_ptr(), q.stride(0), q.stride(1), q.stride(2))
         tensors.out = L.HeadTensor(out.data_ptr(), out.stride(0), out.stride(1), out.stride(2))
@@ -220,13 +259,7 @@ class DecodePlan:
             kv.layout = L.KV_STRIDED
         tensors.seqlens = cache_seqlens.data_ptr()
         tensors.softmax_scale = scale
-        stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
-        if host_lengths is not None and q.is_cuda:
-            L.check(L.lib.leanattn_run_host_lengths(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
-                                               self.workspace.numel(), stream, 0))
-        else:
-            L.check(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
-        return (out, lse) if want_lse else out
+        return tensors
 
 
 _plans = {}

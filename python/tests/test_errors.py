@@ -81,6 +81,16 @@ def test_tile_must_be_a_multiple_of_16(case):
     raises(ValueError, "tile", lambda: leanattn.DecodePlan(q, k, v, table, tile=40))
 
 
+def test_a_staged_step_takes_its_lengths_from_stage(case):
+    # On the CPU stage() does nothing and run(staged=True) runs as run() does; host_seqlens belong to stage().
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    raises(ValueError, "stage", lambda: plan.run(q, k, v, lengths, table, staged=True, host_seqlens=[64, 9]))
+    raises(ValueError, "host_seqlens", lambda: plan.stage(q, k, v, lengths, table, host_seqlens=[64]))
+    plan.stage(q, k, v, lengths, table, host_seqlens=[64, 9])
+    assert torch.equal(plan.run(q, k, v, lengths, table, staged=True), plan.run(q, k, v, lengths, table))
+
+
 def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
     q, k, v, table, lengths = case
     plan = leanattn.DecodePlan(q, k, v, table)

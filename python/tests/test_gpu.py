@@ -96,6 +96,46 @@ def test_a_captured_step_replays_for_100_steps_while_lengths_grow(generator):
         lengths.add_(torch.tensor([1, 1, 1, 5], dtype=torch.int32, device="cuda"))  # LeanTile (128) and block (16) boundaries
 
 
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "auto"])
+def test_a_staged_step_replays_while_lengths_grow_with_the_host_lengths_bits(strategy, generator):
+    # The graph captures run(staged=True) alone; before each replay stage() puts that step's work, walked on the host,
+    # in the workspace. Each replay gives the bits of a host-lengths step at the same lengths.
+    batch, capacity, q_heads, kv_heads, d = 3, 1024, 28, 4, 128
+    q = uniform((batch, 2, q_heads, d), torch.float16, generator, "cuda")
+    k, v, table = make_cache("paged", batch, capacity, kv_heads, d, torch.float16, generator, 16, "cuda")
+    lengths = torch.tensor([2, 120, 700], dtype=torch.int32, device="cuda")
+    plan = leanattn.DecodePlan(q, k, v, table, strategy=strategy)
+    out = torch.empty_like(q)
+    plan.stage(q, k, v, lengths, table, host_seqlens=lengths.cpu())
+    plan.run(q, k, v, lengths, table, out=out, check_lengths=False, staged=True)  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        plan.run(q, k, v, lengths, table, out=out, check_lengths=False, staged=True)
+    for step in range(40):
+        plan.stage(q, k, v, lengths, table, host_seqlens=lengths.cpu())
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        want = plan.run(q, k, v, lengths, table, check_lengths=False, host_seqlens=lengths.cpu())
+        assert torch.equal(out, want), step
+        assert rel_l2(out, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.float16], step
+        lengths.add_(torch.tensor([1, 9, 7], dtype=torch.int32, device="cuda"))
+
+
+def test_staging_inside_a_capture_is_refused(generator):
+    q = uniform((2, 1, 8, 64), torch.float16, generator, "cuda")
+    k, v, table = make_cache("padded", 2, 512, 2, 64, torch.float16, generator, 16, "cuda")
+    lengths = torch.tensor([512, 40], dtype=torch.int32, device="cuda")
+    plan = leanattn.DecodePlan(q, k, v, table)
+    plan.stage(q, k, v, lengths, table, host_seqlens=[512, 40])  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(ValueError, match="capturing"):
+        with torch.cuda.graph(graph):
+            plan.stage(q, k, v, lengths, table, host_seqlens=[512, 40])
+
+
 def test_a_planned_run_allocates_nothing(generator):
     q = uniform((8, 1, 32, 128), torch.bfloat16, generator, "cuda")
     k, v, _ = make_cache("token-major", 8, 4096, 8, 128, torch.bfloat16, generator, 16, "cuda")

@@ -78,6 +78,26 @@ TEST_CASE("every kernel path matches float64: head dims 64/96/128/256 x row coun
     }
 }
 
+TEST_CASE("staged steps (the host's table copied into the workspace before the step) match float64, and bench times them") {
+    if (!gpu_or_skip("the staged-step checks")) return;
+    const char* problems[] = {"--batch 3 --kv-heads 4 --heads 16 --head-dim 128 --ctx 1,700,2600",   // tensor cores, partial LeanTiles
+                              "--batch 2 --heads 8 --head-dim 64 --ctx 300,5000",                   // CUDA cores (one row a tile)
+                              "--batch 2 --heads 28 --kv-heads 4 --head-dim 128 --ctx 900,3000 --q-len 4",  // row blocks, causal drafts
+                              "--model falcon-7b --batch 1 --ctx 16384"};                            // MQA, a shared merge
+    for (const char* layout : {"--layout padded", "--layout paged --block-size 16", "--layout ragged"}) {
+        for (const char* dtype : {"fp16", "bf16"}) {
+            for (const char* problem : problems) check_validates(std::string(problem) + " " + layout + " --dtype " + dtype + " --lengths staged");
+        }
+    }
+    const auto r = run_leanattn("cuda bench --batch 2 --heads 8 --kv-heads 2 --ctx 3000 --lengths staged --repeat 5 --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["lengths"] == "staged");
+    CHECK(doc["results"].size() == 3);
+    for (const auto& result : doc["results"]) CHECK(result["median_us"].get<double>() > 0.0);
+}
+
 TEST_CASE("cuda validate and bench with --format json print JSON only, and --trace writes a per-CTA trace") {
     if (!gpu_or_skip("the CUDA JSON checks")) return;
     const auto v = run_leanattn("cuda validate --batch 2 --heads 16 --kv-heads 4 --head-dim 128 --ctx 5000,77 --layout paged --format json");
@@ -130,7 +150,7 @@ TEST_CASE("leanattn cuda teaches its flags") {
     }
     const auto bench = run_leanattn("cuda bench --help");
     CHECK(bench.exit_code == 0);
-    for (const char* flag : {"--repeat", "--trace", "--layout", "CUDA graph", "L2", "JSON only"}) {
+    for (const char* flag : {"--repeat", "--trace", "--layout", "CUDA graph", "L2", "JSON only", "staged"}) {
         CAPTURE(flag);
         CHECK(bench.out.find(flag) != std::string::npos);
     }
@@ -147,6 +167,8 @@ TEST_CASE("leanattn cuda refuses bad flags before it looks for a GPU, naming the
         {"cuda validate --heads 256 --kv-heads 1 --q-len 8 --ctx 100", "--heads/--kv-heads"},
         {"cuda validate --model gemma-2-9b --heads 72 --kv-heads 1 --tile-rows 72", "--tile-rows 72"},
         {"cuda bench --repeat 0", "--repeat 0"},
+        {"cuda validate --lengths table", "--lengths table"},
+        {"cuda bench --lengths staged --trace t.json", "--trace"},
         {"cuda validate --trace t.json", "--trace"},
         {"cuda profile", "cuda profile"},
     };

@@ -4,6 +4,7 @@
 
 #include "../core/random_problems.hpp"
 #include "cuda/decode.hpp"
+#include "cuda/step_table.hpp"
 #include "cuda/workspace.hpp"
 
 using namespace leanattn;
@@ -44,11 +45,12 @@ TEST_CASE("the workspace's sections come in order, 256-byte aligned, apart, each
             REQUIRE(w.partial_slots == (several ? s.grid : 0));
             REQUIRE(w.partial_floats == cuda::partial_floats(p));
             REQUIRE(w.split_count_entries == (strategy == Strategy::fixed_split && s.splits > 1 ? p.outputs() : 0));
-            const std::size_t starts[] = {w.live, w.request_tiles, w.request_offset, w.flags, w.split_counts, w.partials, w.bytes};
+            const std::size_t starts[] = {w.live, w.request_tiles, w.request_offset, w.flags, w.split_counts, w.partials, w.step_table, w.bytes};
             const std::size_t sizes[] = {sizeof(cuda::LivePlan), batch * 8, (batch + 1) * 8, static_cast<std::size_t>(w.flag_count) * 4,
-                                         static_cast<std::size_t>(w.split_count_entries) * 4, static_cast<std::size_t>(w.partial_slots * w.partial_floats) * 4};
+                                         static_cast<std::size_t>(w.split_count_entries) * 4, static_cast<std::size_t>(w.partial_slots * w.partial_floats) * 4,
+                                         sizeof(cuda::StepTable)};
             REQUIRE(w.live == 0);
-            for (int k = 0; k < 6; ++k) {
+            for (int k = 0; k < 7; ++k) {
                 REQUIRE(starts[k] % cuda::workspace_alignment == 0);
                 REQUIRE(starts[k] + sizes[k] <= starts[k + 1]);  // each ends before the next begins
             }
