@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "core/input_error.hpp"
@@ -192,11 +193,9 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
         if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's staged step needs its cu_seqlens in host memory");
         kv.cu_seqlens = lengths.cu_seqlens;
     }
+    if (!stageable(plan)) return;  // run_staged runs it as run() does
     static thread_local StepTable step;  // ~11 KB: kept off the stack
-    if (!make_step_table(plan, kv, lengths.seqlens, step)) {
-        throw InputError("plan", "this step needs more than " + std::to_string(max_table_ctas) + " CTAs or " + std::to_string(max_table_segments) +
-                                     " segments, more than a staged table holds: run it with run()");
-    }
+    if (!make_step_table(plan, kv, lengths.seqlens, step)) throw std::logic_error("a stageable plan's step did not fit its table");
     // The table's used part: its CTAs' first segments, then the segments.
     const std::size_t used = offsetof(StepTable, segments) + static_cast<std::size_t>(step.cta_first[step.grid]) * sizeof(TableSegment);
     auto* table = static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table;
@@ -205,9 +204,9 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
 
 void run_staged(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {
     const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false);
-    if (plan.grid > max_table_ctas) {
-        throw InputError("plan", "its grid of " + std::to_string(plan.grid) + " CTAs exceeds the " + std::to_string(max_table_ctas) +
-                                     " a staged table holds: run it with run()");
+    if (!stageable(plan)) {  // more CTAs or segments than a table holds: the lengths read on the device, as run() does
+        enqueue_decode(plan, tensors, kernels, workspace, stream, TraceBuffer{});
+        return;
     }
     DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, TraceBuffer{});
     p.staged_table = reinterpret_cast<const StepTable*>(static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table);

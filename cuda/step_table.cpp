@@ -44,6 +44,12 @@ bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int
     return true;
 }
 
+bool stageable(const Schedule& plan) {
+    const std::int64_t outputs = plan.problem.outputs();
+    const std::int64_t segments = plan.grid + (plan.strategy == Strategy::stream_k ? outputs - 1 : 0);
+    return plan.grid <= max_table_ctas && outputs <= INT32_MAX && segments <= max_table_segments;
+}
+
 void mark_shared_merges(StepTable& step) {
     const auto segments_of = [&](std::int64_t g) { return step.cta_first[g + 1] - step.cta_first[g]; };
     for (std::int64_t h = 0; h < step.grid; ++h) {

@@ -57,6 +57,12 @@ struct StepTable {
 // holds, or the plan has more outputs than an int32 counts (then `step` is partly written and means nothing).
 bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step);
 
+// Whether every step of `plan`, at any lengths up to its capacities, fits a table: at most max_table_ctas CTAs, and
+// at most max_table_segments segments however the live lengths cut them (a CTA's contiguous range of LeanTiles holds one
+// segment per output it touches: stream-k at most grid + outputs − 1, the others one per CTA). What a staged step
+// needs, decided from the plan alone, since a graph's captured step cannot change kind from one replay to the next.
+bool stageable(const Schedule& plan);
+
 // Marks the shared merges among a filled table's stream-k outputs (TableSegment::share_mask): each split output whose
 // host and peers each have that one segment. make_step_table calls it for plans whose launch reduces its outputs.
 void mark_shared_merges(StepTable& step);

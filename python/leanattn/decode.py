@@ -219,8 +219,8 @@ class DecodePlan:
         cache_seqlens), in the workspace, on torch's current stream, for the next run(..., staged=True): call it before
         every replay of a graph that captured run(staged=True), outside the capture (staging inside one is refused: a
         copy in the graph would cost ~9 us a replay). Takes run()'s tensors, which it checks but does not read. On the
-        CPU it does nothing. Raises ValueError where the step needs more CTAs or segments than a staged table holds
-        (512 each): run() without staging serves those."""
+        CPU it does nothing; nor for a plan whose steps may need more than 512 CTAs or segments, which a staged run
+        runs as run() does (its lengths read on the device)."""
         shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
         host_lengths = _host_lengths(host_seqlens, shape.batch)
         tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, q, None, 0.0)  # q stands for out: nothing is written

@@ -52,7 +52,9 @@ TEST_CASE("a step table holds every live token of every output once, one host pe
         const std::vector<std::int32_t> lengths = i % 4 == 0 ? std::vector<std::int32_t>(p.ctx.begin(), p.ctx.end()) : random_live_lengths(rng, p);
         const KvCacheView kv = strided_view(p);
         CAPTURE(i, describe(p, d), strategy_name(strategy), plan.grid);
-        if (!cuda::make_step_table(plan, kv, lengths.data(), step)) {
+        const bool fits = cuda::make_step_table(plan, kv, lengths.data(), step);
+        if (cuda::stageable(plan)) REQUIRE(fits);  // a staged step's plan fits a table at any lengths
+        if (!fits) {
             // Refused only when it does not fit a launch.
             std::int64_t segments = 0;
             std::vector<std::int64_t> tiles(static_cast<std::size_t>(p.batch)), offsets(tiles.size() + 1);
@@ -192,4 +194,8 @@ TEST_CASE("a plan with more CTAs or segments than one launch holds is refused, n
     d.sms = 132;
     const Schedule stream_k = make_schedule(p, d, PlanOptions{.stream_k_rule = StreamKRule::paper});  // 640 outputs on 132 CTAs
     CHECK_FALSE(cuda::make_step_table(stream_k, kv, long_lengths.data(), step));
+    // Staged steps decide from the plan alone (a graph cannot change a step's kind between replays): these two are not.
+    CHECK(cuda::stageable(fixed));
+    CHECK_FALSE(cuda::stageable(many));
+    CHECK_FALSE(cuda::stageable(stream_k));
 }
