@@ -12,6 +12,11 @@ Per layer and step: RMSNorm → QKV projection → write this token's K and V in
 the request's cache → output projection → residual → a SwiGLU MLP → residual. The next token is the argmax of the
 logits (random weights: the tokens mean nothing; the work is a real decoder's). No rotary embedding: it changes
 no attention cost.
+
+The lengths grow on the device inside the graph; the host keeps them too (every request gains one token a step), so
+before each replay it stages that step's work for the captured attention (DecodePlan.stage, once for all layers: they
+share the lengths and the plan), the graph replaying run(staged=True); --lengths device has the kernels read the
+lengths on the GPU instead.
 """
 import argparse
 import math
@@ -42,6 +47,9 @@ def parse():
     ap.add_argument("--mlp", type=int, default=14336)
     ap.add_argument("--vocab", type=int, default=32000)
     ap.add_argument("--no-graph", action="store_true", help="run the steps eagerly (always so on the CPU)")
+    ap.add_argument("--lengths", default="staged", choices=["staged", "device"],
+                    help="how the graph's attention learns each step's lengths: staged (the host walks the plan at them and "
+                         "stages that work before each replay: faster) or device (the kernels read cache_seqlens on the GPU)")
     ap.add_argument("--tiny", action="store_true", help="a small model and run (for CPUs and CI)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -84,7 +92,8 @@ class Model:
 
 
 class LeanattnCaches:
-    """Paged K/V caches (num_blocks, block_size, Hkv, d) per layer, one block table, lengths on the device."""
+    """Paged K/V caches (num_blocks, block_size, Hkv, d) per layer, one block table, lengths on the device (and, to
+    stage each step's work before a graph's replay, on the host)."""
 
     def __init__(self, a, dtype, device, prompts, capacity, generator, q_like):
         bs, d = a.block_size, a.hidden // a.heads
@@ -97,6 +106,8 @@ class LeanattnCaches:
         self.lengths = prompts.to(torch.int32).to(device)
         self.plan = leanattn.DecodePlan(q_like, self.k[0], self.v[0], self.table)
         self.out = torch.empty_like(q_like)
+        self.host_lengths = prompts.to(torch.int32).clone()
+        self.staged = False  # run() sets it where a graph replays the steps and --lengths is staged
 
     def attend(self, layer, q, k, v):
         pos = self.lengths.long()  # this token's position = the length before it is added
@@ -104,11 +115,19 @@ class LeanattnCaches:
         self.k[layer][block, pos % self.block_size] = k
         self.v[layer][block, pos % self.block_size] = v
         lengths = self.lengths + 1
-        self.plan.run(q, self.k[layer], self.v[layer], lengths, self.table, out=self.out, check_lengths=False)
+        self.plan.run(q, self.k[layer], self.v[layer], lengths, self.table, out=self.out, check_lengths=False, staged=self.staged)
         return self.out
 
     def advance(self):
         self.lengths += 1
+
+    def before_step(self):
+        """Outside the graph, before a step: stage its attention's work (this step attends over one more token)."""
+        if self.staged:
+            self.plan.stage(self.out, self.k[0], self.v[0], self.lengths + 1, self.table, host_seqlens=self.host_lengths + 1)
+
+    def after_step(self):
+        self.host_lengths += 1
 
 
 def sdpa(q, k, v, mask):
@@ -150,6 +169,12 @@ class DenseCaches:
     def advance(self):
         self.lengths += 1
 
+    def before_step(self):
+        pass
+
+    def after_step(self):
+        pass
+
 
 def copy_prompt(lean, dense, prompts, generator):
     """The same random prompt K/V in both caches."""
@@ -176,10 +201,12 @@ def run(name, model, caches, tokens, a, device):
 
     use_graph = device.type == "cuda" and not a.no_graph
     if use_graph:
+        caches.staged = hasattr(caches, "staged") and a.lengths == "staged"
         saved = caches.lengths.clone()
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
+            caches.before_step()
             one_step()  # warm-up (allocations, autotuning) outside the capture
         torch.cuda.current_stream().wait_stream(stream)
         caches.lengths.copy_(saved)
@@ -196,13 +223,16 @@ def run(name, model, caches, tokens, a, device):
         torch.cuda.synchronize()
     start = time.perf_counter()
     for _ in range(a.steps):
+        caches.before_step()
         out = step()
+        caches.after_step()
         hidden = hidden if use_graph else out
     if device.type == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     rate = a.batch * a.steps / seconds
-    print(f"{name:9} {rate:12.1f} tokens/s   ({a.steps} steps x batch {a.batch} in {seconds * 1e3:.1f} ms{', CUDA graph' if use_graph else ''})")
+    how = (", CUDA graph" + (", each step's work staged" if getattr(caches, "staged", False) else "")) if use_graph else ""
+    print(f"{name:9} {rate:12.1f} tokens/s   ({a.steps} steps x batch {a.batch} in {seconds * 1e3:.1f} ms{how})")
     return rate, hidden.float().clone(), state["tokens"].clone()
 
 
