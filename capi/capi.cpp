@@ -44,6 +44,27 @@ char* c_string(const std::string& text) {
     return out;
 }
 
+namespace {
+
+// A step's host lengths, checked before its tensors (a NULL plan first).
+void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_seqlens) {
+    if (plan == nullptr) throw InputError("plan", "is NULL");
+    if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
+}
+
+// One decode step of any kind: the plan and its tensors checked, the work limit (memory is the caller's; reading the
+// machine's would cost more than a small step), then `gpu` for a CUDA plan, the CPU executor for a CPU one.
+template <typename Gpu>
+void run_step(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, std::size_t workspace_bytes, int threads, Gpu gpu) {
+    if (plan == nullptr) throw InputError("plan", "is NULL");
+    const DecodeTensors t = to_tensors(tensors, plan->dtype);
+    check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
+    if (plan->device == LEANATTN_DEVICE_CUDA) gpu(t);
+    else cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
+}
+
+}  // namespace
+
 }  // namespace leanattn::capi
 
 using namespace leanattn;
@@ -118,36 +139,25 @@ leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
 leanattn_status leanattn_run(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes, void* stream,
                              int threads) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
-        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
-        // The arithmetic of one step; memory is the caller's. Only the work limit: reading the machine's
-        // memory would cost more than a small step.
-        check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
-        if (plan->device == LEANATTN_DEVICE_CUDA) capi::gpu::run(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream);
-        else cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
+        capi::run_step(plan, tensors, workspace, workspace_bytes, threads,
+                       [&](const DecodeTensors& t) { capi::gpu::run(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream); });
     });
 }
 
 leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens, const int32_t* host_cu_seqlens,
                                      void* workspace, size_t workspace_bytes, void* stream, int threads) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
-        if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
-        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
-        check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
-        if (plan->device == LEANATTN_DEVICE_CUDA) {
+        capi::require_host_lengths(plan, host_seqlens);
+        capi::run_step(plan, tensors, workspace, workspace_bytes, threads, [&](const DecodeTensors& t) {
             capi::gpu::run_host_lengths(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);
-        } else {
-            cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
-        }
+        });
     });
 }
 
 leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens, const int32_t* host_cu_seqlens,
                                     void* workspace, size_t workspace_bytes, void* stream) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
-        if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
+        capi::require_host_lengths(plan, host_seqlens);
         const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
         if (plan->device == LEANATTN_DEVICE_CUDA) {
             capi::gpu::stage_step(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);
@@ -158,14 +168,8 @@ leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_te
 leanattn_status leanattn_run_staged(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes, void* stream,
                                     int threads) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
-        const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
-        check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
-        if (plan->device == LEANATTN_DEVICE_CUDA) {
-            capi::gpu::run_staged(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream);
-        } else {
-            cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
-        }
+        capi::run_step(plan, tensors, workspace, workspace_bytes, threads,
+                       [&](const DecodeTensors& t) { capi::gpu::run_staged(plan->cuda_device, plan->schedule, t, workspace, workspace_bytes, stream); });
     });
 }
 

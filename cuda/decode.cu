@@ -148,15 +148,21 @@ namespace {
 
 // A host-lengths step's launches, its lengths checked and its table made into `step`; false (nothing launched) where
 // the step needs more CTAs or segments than a launch's table holds.
-bool enqueue_table_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, const ReadyKernels& kernels, void* workspace,
-                        cudaStream_t stream, const TraceBuffer& trace, StepTable& step) {
+// The cache as the host walks it at `lengths` (make_step_table): tensors::live_tokens reads its capacity, or a ragged
+// cache's cu_seqlens, which must then be in host memory too. `step` names the kind of step in the errors.
+KvCacheView host_kv(const DecodeTensors& tensors, const HostLengths& lengths, const std::string& step) {
     if (lengths.seqlens == nullptr) throw InputError("host seqlens", "is missing (this step's lengths in host memory)");
-    KvCacheView kv = tensors.kv;  // tensors::live_tokens reads the capacity, or a ragged cache's cu_seqlens
+    KvCacheView kv = tensors.kv;
     if (kv.layout == KvLayout::ragged) {
-        if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's host-lengths step needs its cu_seqlens in host memory");
+        if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's " + step + " needs its cu_seqlens in host memory");
         kv.cu_seqlens = lengths.cu_seqlens;
     }
-    if (!make_step_table(plan, kv, lengths.seqlens, step)) return false;
+    return kv;
+}
+
+bool enqueue_table_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, const ReadyKernels& kernels, void* workspace,
+                        cudaStream_t stream, const TraceBuffer& trace, StepTable& step) {
+    if (!make_step_table(plan, host_kv(tensors, lengths, "host-lengths step"), lengths.seqlens, step)) return false;
     const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, trace);
     launch(decode_table_kernel(kernels.set, plan.narrow_streams), static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
     if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
@@ -187,12 +193,7 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
                                    "graph costs a replay ~9 us); capture run_staged alone");
     }
     (void)checked_kernels(plan, tensors, workspace, bytes, false);
-    if (lengths.seqlens == nullptr) throw InputError("host seqlens", "is missing (this step's lengths in host memory)");
-    KvCacheView kv = tensors.kv;
-    if (kv.layout == KvLayout::ragged) {
-        if (lengths.cu_seqlens == nullptr) throw InputError("host cu_seqlens", "a ragged cache's staged step needs its cu_seqlens in host memory");
-        kv.cu_seqlens = lengths.cu_seqlens;
-    }
+    const KvCacheView kv = host_kv(tensors, lengths, "staged step");
     if (!stageable(plan)) return;  // run_staged runs it as run() does
     static thread_local StepTable step;  // ~11 KB: kept off the stack
     if (!make_step_table(plan, kv, lengths.seqlens, step)) throw std::logic_error("a stageable plan's step did not fit its table");
