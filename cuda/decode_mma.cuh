@@ -12,7 +12,8 @@
 // fit one warp's registers, nor two 16-token blocks one warp's 24 KB of stages). With 16 rows or fewer a team
 // is one warp, as FlashAttention-2's decode is; 128 rows make one team of 8 warps that all read every block.
 // K and V are read from memory once per output tile either way. Turns of 1-4 blocks of 16 tokens
-// (MmaShape::turn_blocks) are dealt round-robin to the teams; per warp and block:
+// (MmaShape::turn_blocks) are dealt round-robin to the teams; one-warp teams at head dim 64 compute their blocks two
+// at a time, as one step of the online softmax (pair_blocks below); per warp and block:
 //   S (16 × 16 tokens)  = Q (16 × D) · Kᵀ          A: Q fragments held in registers for the segment
 //                                                     B: K rows from shared memory by ldmatrix
 //   online softmax on S's fragments (lane holds rows lane / 4 and lane / 4 + 8; 4 lanes share a row), each
@@ -106,6 +107,12 @@ __device__ inline int swizzled_lane_part(int x, int c_low) {
     return x * chunks + (c_low ^ x);
 }
 
+// A number of blocks as a type, for blocks_math's arrays.
+template <int N>
+struct BlockCount {
+    static constexpr int value = N;
+};
+
 // Waits until the other warps of a team are where this one is: a one-warp team only needs its lanes to agree;
 // larger teams wait for the whole CTA (all teams then take the same number of turns: see the main loop). A
 // named barrier per team (bar.sync id, threads) let teams drift apart, but compute-sanitizer's racecheck
@@ -134,6 +141,12 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
     constexpr int team_slots = Shape::team * warp_smem_bytes / 16;
     constexpr int stages = team_slots / stage_slots;
     static_assert(stages >= 3, "at least two blocks in flight while one is computed");
+    // One-warp teams with 6 stages or more (head dim 64) compute their blocks two at a time (blocks_math below): a
+    // block's math is one dependent chain of ~0.5 us (scores, the softmax's shuffles, P · V), and MQA's short segments
+    // (Falcon-7B at one request: 8 blocks a warp) are bound by it, not by their bytes; two blocks share one max, one sum
+    // and one rescale, and their loads and MMAs interleave. On an H100 (kernel v34, bench/NOTES.md) Falcon-7B's steps
+    // took 0.94-0.98x the time; with fewer stages (head dims 96-256) too few blocks would stay in flight.
+    constexpr bool pair_blocks = Shape::team == 1 && stages >= 6;
     constexpr int warp_slots = warp_smem_bytes / 16;
     constexpr int slice_dims = Shape::slice_dims;
     static_assert(sizeof(WarpState<16, slice_dims>) <= warp_smem_bytes, "a warp's state fits its stage memory");
@@ -253,6 +266,137 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
             }
             cp_async_commit();
         };
+        // The math of NB blocks of 16 tokens (K at kb[b], V at vb[b], first token start[b]) as one step of the online
+        // softmax: their scores, one max and one sum over all of them (one round of shuffles and one rescale of O
+        // however many blocks), then P · V block after block. Two blocks at once give the warp two independent
+        // chains of loads and MMAs where one block's is a single dependent chain.
+        auto blocks_math = [&](auto count, const std::uint32_t* kb, const std::uint32_t* vb, const std::int64_t* start) {
+            constexpr int NB = decltype(count)::value;
+            // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of each block.
+            float s[NB][2][4];
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+                    s[b][nt][0] = s[b][nt][1] = s[b][nt][2] = s[b][nt][3] = 0.0f;
+#pragma unroll
+                    for (int kc2 = 0; kc2 < D / 32; ++kc2) {
+                        // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
+                        std::uint32_t kf[4];
+                        if constexpr (split_swizzle) ldmatrix_x4(kf, kb[b] + k_lane[kc2 % 2] + 16u * (nt * 8 * chunks + 8 * (kc2 / 2)));
+                        else ldmatrix_x4(kf, kb[b] + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
+                        mma_16816(s[b][nt], qa[2 * kc2], kf[0], kf[1], K);
+                        mma_16816(s[b][nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
+                    }
+                }
+            }
+            // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
+            // row0 (c0, c1) and row1 (c2, c3).
+            // A block every row sees whole (all but a segment's last, and the new tokens' own with q_len > 1)
+            // needs no mask: the test is one per block instead of one per score. (A padding row, past the tile's,
+            // then scores 0 against every token: finite, and never stored.)
+            float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+                if (start[b] + block_tokens <= seen_by_all) {
+#pragma unroll
+                    for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                        for (int c = 0; c < 2; ++c) {
+                            s[b][nt][c] *= p.scale_log2;
+                            s[b][nt][2 + c] = second_row ? s[b][nt][2 + c] * p.scale_log2 : -INFINITY;
+                            mx0 = fmaxf(mx0, s[b][nt][c]);
+                            mx1 = fmaxf(mx1, s[b][nt][2 + c]);
+                        }
+                    }
+                } else {
+#pragma unroll
+                    for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                        for (int c = 0; c < 2; ++c) {
+                            const std::int64_t token = start[b] + nt * 8 + col2 + c;
+                            s[b][nt][c] = token < end0 ? s[b][nt][c] * p.scale_log2 : -INFINITY;
+                            s[b][nt][2 + c] = second_row && token < end1 ? s[b][nt][2 + c] * p.scale_log2 : -INFINITY;
+                            mx0 = fmaxf(mx0, s[b][nt][c]);
+                            mx1 = fmaxf(mx1, s[b][nt][2 + c]);
+                        }
+                    }
+                }
+            }
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+            if constexpr (second_row) {
+                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+            }
+            const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
+            const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
+            const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
+            float pr[NB][2][4], psum0 = 0.0f, psum1 = 0.0f;
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+#pragma unroll
+                for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+                    for (int c = 0; c < 2; ++c) {
+                        pr[b][nt][c] = new0 == -INFINITY ? 0.0f : exp2_or_zero(s[b][nt][c] - new0);
+                        pr[b][nt][2 + c] = !second_row || new1 == -INFINITY ? 0.0f : exp2_or_zero(s[b][nt][2 + c] - new1);
+                        psum0 += pr[b][nt][c];
+                        psum1 += pr[b][nt][2 + c];
+                    }
+                }
+            }
+            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 1);
+            psum0 += __shfl_xor_sync(0xffffffffu, psum0, 2);
+            if constexpr (second_row) {
+                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 1);
+                psum1 += __shfl_xor_sync(0xffffffffu, psum1, 2);
+            }
+            l0 = l0 * corr0 + psum0;
+            l1 = l1 * corr1 + psum1;
+            m0 = new0;
+            m1 = new1;
+
+            // O = diag(correction) O + P · V over this warp's dims. P as the A operand (16 rows × 16 tokens a block):
+            // S's accumulator layout is already A's, so P is packed in place.
+            std::uint32_t pa[NB][4];
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+                pa[b][0] = pack2(pr[b][0][0], pr[b][0][1], V);
+                pa[b][1] = pack2(pr[b][0][2], pr[b][0][3], V);
+                pa[b][2] = pack2(pr[b][1][0], pr[b][1][1], V);
+                pa[b][3] = pack2(pr[b][1][2], pr[b][1][3], V);
+            }
+            // O is rescaled only in steps where some row's max moved: after a segment's first blocks that is
+            // rare, and one vote costs less than the slice_dims / 2 multiplies (a third of a block's floating-point
+            // work). Skipped, each factor was exactly 1: no bit changes.
+            if (__any_sync(0xffffffffu, corr0 != 1.0f || corr1 != 1.0f)) {
+#pragma unroll
+                for (int nd = 0; nd < slice_dims / 8; ++nd) {
+                    o[nd][0] *= corr0;
+                    o[nd][1] *= corr0;
+                    o[nd][2] *= corr1;
+                    o[nd][3] *= corr1;
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+#pragma unroll
+                for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
+                    // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
+                    // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
+                    std::uint32_t vf[4];
+                    if constexpr (split_swizzle) {
+                        ldmatrix_x4_trans(vf, vb[b] + v_lane[nd2 % 4] + 16u * 8 * (nd2 / 4));
+                    } else {
+                        const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
+                        ldmatrix_x4_trans(vf, vb[b] + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
+                    }
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) mma_16816(o[2 * nd2 + half], pa[b], vf[2 * half], vf[2 * half + 1], V);
+                }
+            }
+        };
         // The pipeline's fill is the loop's first (stages − 1) turns, so issue() has one call site: the code
         // run once per segment stays small (a cold instruction cache is part of every segment's fixed cost).
         std::int64_t contributors = 1;
@@ -265,6 +409,22 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                 if (i == -1) contributors = work.contributors(p, cta);
                 continue;
             }
+            if constexpr (pair_blocks) {
+                // Blocks i and i + 1 at once (i even; an odd i was computed with the block before it): both waited for,
+                // so stages − 2 blocks stay in flight while they are computed, where stages − 1 would for one.
+                if (i % 2 != 0) continue;
+                cp_async_wait<stages - 2>();
+                __syncwarp();
+                const std::uint32_t kb0 = read_stage.at;
+                read_stage.advance();
+                const std::uint32_t kb1 = read_stage.at;
+                read_stage.advance();
+                const std::uint32_t kbs[2] = {kb0, kb1}, vbs[2] = {kb0 + 16u * turn_slots, kb1 + 16u * turn_slots};
+                const std::int64_t starts[2] = {first + i * stride, first + (i + 1) * stride};
+                if (i + 1 < blocks) blocks_math(BlockCount<2>{}, kbs, vbs, starts);
+                else blocks_math(BlockCount<1>{}, kbs, vbs, starts);
+                continue;
+            }
             cp_async_wait<stages - 1>();
             team_sync<Shape::team>();  // the team's copies of block i are visible to all its lanes
             const std::uint32_t turn_kb = read_stage.at, turn_vb = turn_kb + 16u * turn_slots;
@@ -275,116 +435,8 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                 const std::int64_t start = first + i * stride + sub * block_tokens;
                 if (Shape::turn_blocks > 1 && start >= tok_end) break;  // the turn's last blocks lie past the segment
                 const std::uint32_t kb = turn_kb + 16u * sub * block_slots, vb = turn_vb + 16u * sub * block_slots;
-
-                // S = Q · Kᵀ for tokens [0, 8) and [8, 16) of the block.
-                float s[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-#pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                    for (int kc2 = 0; kc2 < D / 32; ++kc2) {
-                        // 4 matrices: tokens nt*8 + (lane % 8), chunks 4*kc2 + lane/8 → b0/b1 of k-chunks 2*kc2, 2*kc2+1.
-                        std::uint32_t kf[4];
-                        if constexpr (split_swizzle) ldmatrix_x4(kf, kb + k_lane[kc2 % 2] + 16u * (nt * 8 * chunks + 8 * (kc2 / 2)));
-                        else ldmatrix_x4(kf, kb + 16u * swizzled<chunks>(nt * 8 + (lane % 8), 4 * kc2 + lane / 8));
-                        mma_16816(s[nt], qa[2 * kc2], kf[0], kf[1], K);
-                        mma_16816(s[nt], qa[2 * kc2 + 1], kf[2], kf[3], K);
-                    }
-                }
-                // Online softmax on this lane's rows: its scores are tokens col2, col2+1 of each 8-token half, for
-                // row0 (c0, c1) and row1 (c2, c3).
-                // A block every row sees whole (all but a segment's last, and the new tokens' own with q_len > 1)
-                // needs no mask: the test is one per turn instead of one per score. (A padding row, past the tile's,
-                // then scores 0 against every token: finite, and never stored.)
-                float mx0 = -INFINITY, mx1 = -INFINITY;
-                if (start + block_tokens <= seen_by_all) {
-#pragma unroll
-                    for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                        for (int c = 0; c < 2; ++c) {
-                            s[nt][c] *= p.scale_log2;
-                            s[nt][2 + c] = second_row ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
-                            mx0 = fmaxf(mx0, s[nt][c]);
-                            mx1 = fmaxf(mx1, s[nt][2 + c]);
-                        }
-                    }
-                } else {
-#pragma unroll
-                    for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                        for (int c = 0; c < 2; ++c) {
-                            const std::int64_t token = start + nt * 8 + col2 + c;
-                            s[nt][c] = token < end0 ? s[nt][c] * p.scale_log2 : -INFINITY;
-                            s[nt][2 + c] = second_row && token < end1 ? s[nt][2 + c] * p.scale_log2 : -INFINITY;
-                            mx0 = fmaxf(mx0, s[nt][c]);
-                            mx1 = fmaxf(mx1, s[nt][2 + c]);
-                        }
-                    }
-                }
-                mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-                mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-                if constexpr (second_row) {
-                    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-                    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-                }
-                const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
-                const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
-                const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
-                float pr[2][4], psum0 = 0.0f, psum1 = 0.0f;
-#pragma unroll
-                for (int nt = 0; nt < 2; ++nt) {
-#pragma unroll
-                    for (int c = 0; c < 2; ++c) {
-                        pr[nt][c] = new0 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][c] - new0);
-                        pr[nt][2 + c] = !second_row || new1 == -INFINITY ? 0.0f : exp2_or_zero(s[nt][2 + c] - new1);
-                        psum0 += pr[nt][c];
-                        psum1 += pr[nt][2 + c];
-                    }
-                }
-                psum0 += __shfl_xor_sync(0xffffffffu, psum0, 1);
-                psum0 += __shfl_xor_sync(0xffffffffu, psum0, 2);
-                if constexpr (second_row) {
-                    psum1 += __shfl_xor_sync(0xffffffffu, psum1, 1);
-                    psum1 += __shfl_xor_sync(0xffffffffu, psum1, 2);
-                }
-                l0 = l0 * corr0 + psum0;
-                l1 = l1 * corr1 + psum1;
-                m0 = new0;
-                m1 = new1;
-
-                // O = diag(correction) O + P · V over this warp's dims. P as the A operand (16 rows × 16 tokens):
-                // S's accumulator layout is already A's, so P is packed in place.
-                std::uint32_t pa[4];
-                pa[0] = pack2(pr[0][0], pr[0][1], V);
-                pa[1] = pack2(pr[0][2], pr[0][3], V);
-                pa[2] = pack2(pr[1][0], pr[1][1], V);
-                pa[3] = pack2(pr[1][2], pr[1][3], V);
-                // O is rescaled only in turns where some row's max moved: after a segment's first blocks that is
-                // rare, and one vote costs less than the slice_dims / 2 multiplies (a third of the turn's floating-point
-                // work). Skipped, each factor was exactly 1: no bit changes.
-                if (__any_sync(0xffffffffu, corr0 != 1.0f || corr1 != 1.0f)) {
-#pragma unroll
-                    for (int nd = 0; nd < slice_dims / 8; ++nd) {
-                        o[nd][0] *= corr0;
-                        o[nd][1] *= corr0;
-                        o[nd][2] *= corr1;
-                        o[nd][3] *= corr1;
-                    }
-                }
-#pragma unroll
-                for (int nd2 = 0; nd2 < slice_dims / 16; ++nd2) {
-                    // 4 matrices, transposed: tokens (lane/8 % 2)*8 + lane % 8, chunks 2*nd2' + lane/16 (nd2' = nd2
-                    // within the whole head dim) → b0/b1 of dim tiles 2*nd2 (regs 0, 1) and 2*nd2 + 1 (regs 2, 3).
-                    std::uint32_t vf[4];
-                    if constexpr (split_swizzle) {
-                        ldmatrix_x4_trans(vf, vb + v_lane[nd2 % 4] + 16u * 8 * (nd2 / 4));
-                    } else {
-                        const int chunk = 2 * (dim_slice * (slice_dims / 16) + nd2) + lane / 16;
-                        ldmatrix_x4_trans(vf, vb + 16u * swizzled<chunks>(((lane / 8) % 2) * 8 + (lane % 8), chunk));
-                    }
-#pragma unroll
-                    for (int half = 0; half < 2; ++half) mma_16816(o[2 * nd2 + half], pa, vf[2 * half], vf[2 * half + 1], V);
-                }
-            }  // the turn's blocks
+                blocks_math(BlockCount<1>{}, &kb, &vb, &start);
+            }
         }
         cp_async_wait<0>();
         team_sync<Shape::team>();  // no warp of the team reads a stage any more: their memory can hold states
