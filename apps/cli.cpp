@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "input_file.hpp"
 #include "output_file.hpp"
 
 namespace leanattn::app {
@@ -44,8 +45,7 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 std::vector<std::string> read_problem_lines(const std::string& path, const std::string& flag) {
-    std::ifstream file(path);
-    if (!file) throw InputError(flag + " " + path, "cannot be read");
+    std::ifstream file = open_input_file(path, InputError(flag + " " + path, ""));
     std::vector<std::string> lines;
     for (std::string line; std::getline(file, line);) {
         const std::string text = line.substr(0, line.find('#'));

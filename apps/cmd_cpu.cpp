@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <iomanip>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
@@ -16,8 +17,19 @@
 #include "cpu/executor.hpp"
 #include "cpu/host_tensors.hpp"
 #include "cpu/read_bandwidth.hpp"
+#include "cpu/thread_stack.hpp"
 
 namespace leanattn::app {
+
+namespace {
+
+std::string read_bandwidth_text(double gbps) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(1) << gbps << " GB/s";
+    return text.str();
+}
+
+}  // namespace
 
 int run_cpu(const CpuOptions& opt, std::ostream& out) {
     const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
@@ -33,7 +45,7 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
     const bool text = opt.input.format == "text";
     if (text) {
         out << "cpu: " << threads << " threads, " << dtype_name(opt.dtype) << ", " << cache_layout_name(opt.layout) << " K/V of " << std::fixed << std::setprecision(1) << kv_bytes / 1e6
-            << " MB; plain read bandwidth " << std::setprecision(1) << read_gbps << " GB/s; tolerance rel L2 <= " << std::scientific
+            << " MB; plain read bandwidth " << (opt.measure_read ? read_bandwidth_text(read_gbps) : "not measured") << "; tolerance rel L2 <= " << std::scientific
             << std::setprecision(0) << tolerance(opt.dtype) << "\n"
             << std::left << std::setw(12) << "strategy" << std::right << std::setw(6) << "grid" << std::setw(11) << "rel_l2" << std::setw(11)
             << "max_abs" << std::setw(10) << "ms" << std::setw(9) << "GB/s" << std::setw(9) << "of_read" << "  check\n";
@@ -91,7 +103,9 @@ Cost cpu_run_cost(const CpuOptions& opt) {
     const auto runs = static_cast<std::int64_t>(opt.input.strategies.size()) * opt.repeat;
     cost.add(decode_work(p, saturating::add(runs, 2)));
     const std::int64_t threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    cost.add({"the threads' stacks and scratch", saturating::mul(threads, std::int64_t{1} << 20), 0, {{"threads", std::to_string(threads)}}});
+    // Each worker thread reserves its stack (cpu/thread_stack.hpp), plus ~1 MiB of scratch.
+    const std::int64_t per_thread = saturating::add(cpu::thread_stack_bytes(), std::int64_t{1} << 20);
+    cost.add({"the threads' stacks and scratch", saturating::mul(threads, per_thread), 0, {{"threads", std::to_string(threads)}}});
     if (opt.measure_read) {
         const auto bytes = static_cast<std::int64_t>(opt.read_bytes > 0 ? opt.read_bytes : cpu::read_buffer_bytes());
         cost.add({"the read-bandwidth buffer", bytes, saturating::mul(bytes / 4, 12), {}});  // 10 passes, one per float
@@ -112,7 +126,9 @@ int cpu_main(const Args& args) {
         "block-size", po::value(&block_size)->default_value(block_size), "paged layout: tokens per cache block (1..256)")(
         "threads", po::value(&threads)->default_value(threads), "threads, each playing SMs (0 = all cores; at most 1024)")(
         "seed", po::value(&seed)->default_value(seed), "input generator seed")(
-        "repeat", po::value(&repeat)->default_value(repeat), "timed runs per strategy (the fastest is reported; at most 100000)");
+        "repeat", po::value(&repeat)->default_value(repeat), "timed runs per strategy (the fastest is reported; at most 100000)")(
+        "no-read-bandwidth", po::bool_switch(), "skip measuring this machine's plain read bandwidth (its buffer is 4x the last-level cache, "
+        "at least 1 GiB, so it dominates a small problem's memory and time): read_gbps and of_read are then 0");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn cpu [problem flags] [--dtype fp16] [--strategy all] [--threads N]",
                        "Runs each strategy's plan for real on this CPU: OpenMP threads play the SMs, CTAs walk the plan,\n"
@@ -137,6 +153,7 @@ int cpu_main(const Args& args) {
     opt.repeat = static_cast<int>(repeats);
     // The read buffer takes at most a quarter of the memory limit: on a small budget the bandwidth is
     // measured over less memory rather than refused.
+    opt.measure_read = !vm["no-read-bandwidth"].as<bool>();
     opt.read_bytes = std::max(4096.0, std::min(cpu::read_buffer_bytes(), static_cast<double>(opt.input.limits.max_memory_bytes) / 4));
     check_cost(cpu_run_cost(opt), opt.input.limits);
     int status = exit_ok;

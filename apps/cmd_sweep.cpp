@@ -22,7 +22,12 @@ std::vector<std::int64_t> parse_sweep_values(const std::string& text) {
         if (!item.empty() && (item.back() == 'k' || item.back() == 'K')) scale = 1024;
         if (!item.empty() && (item.back() == 'm' || item.back() == 'M')) scale = 1024 * 1024;
         const std::string digits = scale == 1 ? item : item.substr(0, item.size() - 1);
-        const std::int64_t v = parse_positive("--values", digits.empty() ? item : digits);
+        std::int64_t v = 0;
+        try {
+            v = parse_positive("--values", digits.empty() ? item : digits);
+        } catch (const InputError& e) {  // the item as given (1kk, 1.5k, -1k), not its digits alone
+            throw InputError("--values " + text, "item \"" + item + "\": " + e.reason());
+        }
         if (v > (std::int64_t{1} << 40) / scale) throw InputError("--values " + item, "too large");
         values.push_back(v * scale);
     }

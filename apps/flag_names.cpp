@@ -17,6 +17,7 @@ constexpr std::pair<std::string_view, std::string_view> flags[] = {
     {"sms", "--device sms"},      {"block_size", "--block-size"}, {"threads", "--threads"},
     {"strategy", "--strategy"},   {"dtype", "--dtype"},         {"q dtype", "--dtype"},
     {"q", "--heads/--kv-heads"},     {"device", "--device"},      {"model", "--model"},
+    {"kernel", "--kernel"},       {"trace", "--trace"},         {"measured", "--measured/--check"},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/dtype.hpp"
 #include "core/input_error.hpp"
 #include "core/strategy.hpp"
+#include "input_file.hpp"
 #include "problem_json.hpp"
 
 namespace leanattn::app {
@@ -52,8 +53,7 @@ Line parse_line(const json& j) {
 }
 
 std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
-    std::ifstream in(file);
-    if (!in) throw InputError({{"measured", file}}, "cannot be read");
+    std::ifstream in = open_input_file(file, InputError({{"measured", file}}, ""));
     std::vector<Line> lines;
     std::size_t number = 0;
     for (std::string text; std::getline(in, text);) {

@@ -42,7 +42,13 @@ std::vector<std::int64_t> parse_positive_list(const std::string& flag, const std
     std::vector<std::int64_t> values;
     std::stringstream in(text);
     std::string item;
-    while (std::getline(in, item, ',')) values.push_back(parse_positive(flag, item));
+    while (std::getline(in, item, ',')) {
+        try {
+            values.push_back(parse_positive(flag, item));
+        } catch (const InputError& e) {  // the whole list, and which of its items is wrong
+            throw InputError(flag + " " + text, "item " + std::to_string(values.size() + 1) + " \"" + item + "\": " + e.reason());
+        }
+    }
     if (values.empty() || text.back() == ',') throw InputError(flag + " " + text, "expected a comma-separated list of positive integers");
     return values;
 }

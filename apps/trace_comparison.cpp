@@ -9,6 +9,7 @@
 
 #include "core/input_error.hpp"
 #include "core/schedule.hpp"
+#include "input_file.hpp"
 #include "plot_axis.hpp"
 #include "problem_json.hpp"
 #include "svg.hpp"
@@ -27,8 +28,7 @@ double interval_ns(const json& v) {
 }  // namespace
 
 MeasuredTrace read_trace(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError({{"trace", file}}, "cannot be read");
+    std::ifstream in = open_input_file(file, InputError({{"trace", file}}, ""));
     MeasuredTrace t;
     try {
         const json j = json::parse(in);

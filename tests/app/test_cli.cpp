@@ -129,6 +129,16 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         {"schedule --snap -1", "--snap"},
         {"schedule --snap many", "--snap"},
         {"nosuchcommand", "nosuchcommand"},
+        // A folder (or no file) where a file is read: refused by name, not failed inside the reader.
+        {"simulate --trace /tmp --kernel leanattn-h100", "--trace /tmp (is a folder"},
+        {"simulate --trace /nonexistent/trace.json --kernel leanattn-h100", "--trace /nonexistent/trace.json (no such file"},
+        {"calibrate --measured /tmp -o /tmp/leanattn-never-written.json", "--measured/--check /tmp (is a folder"},
+        {"simulate --kernel /tmp", "--kernel /tmp (is a folder"},
+        // A list's bad item: the whole list and which item, as given.
+        {"schedule --batch 3 --ctx 100,,200", "--ctx 100,,200 (item 2 \"\": not an integer)"},
+        {"schedule --ctx ,100", "--ctx ,100 (item 1"},
+        {"sweep --vary ctx --values 1k,1kk", "--values 1k,1kk (item \"1kk\": not an integer)"},
+        {"sweep --vary ctx --values 1.5k", "item \"1.5k\""},
     };
     for (const auto& [args, named] : cases) {
         CAPTURE(args);

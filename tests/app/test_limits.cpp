@@ -25,13 +25,18 @@ struct Measured {
     std::string err;
 };
 
-// Runs the binary with `args`, its stdout discarded, and measures its wall time and peak RSS (wait4).
-Measured measure(const std::vector<std::string>& args) {
+// Runs the binary with `args`, its stdout discarded, and measures its wall time and peak RSS (wait4); under an
+// address-space limit (`ulimit -v`) of `address_space_bytes` where that is not 0.
+Measured measure(const std::vector<std::string>& args, std::int64_t address_space_bytes = 0) {
     char err_path[] = "/tmp/leanattn-limits-XXXXXX";
     const int err_fd = ::mkstemp(err_path);
     const auto t0 = std::chrono::steady_clock::now();
     const pid_t pid = ::fork();
     if (pid == 0) {
+        if (address_space_bytes > 0) {
+            const rlimit limit{static_cast<rlim_t>(address_space_bytes), static_cast<rlim_t>(address_space_bytes)};
+            ::setrlimit(RLIMIT_AS, &limit);
+        }
         const int null_fd = ::open("/dev/null", O_WRONLY);
         ::dup2(null_fd, 1);
         ::dup2(err_fd, 2);
@@ -140,4 +145,18 @@ TEST_CASE("the memory estimate is an upper bound of the peak RSS, for the plans,
         CHECK(m.exit_code == 0);
         CHECK(m.peak_rss_bytes <= estimate + baseline_bytes);
     }
+}
+
+TEST_CASE("cpu: threads whose stacks exceed the address space are refused with a message, not by the OpenMP runtime") {
+    // 1,024 worker stacks of at least 2 MiB each cannot fit 2 GB: libgomp would exit 1 ("Thread creation failed")
+    // once the run began, so the estimate counts each thread's stack and refuses it first.
+    const Measured refused = measure({"cpu", "--heads", "1", "--ctx", "100", "--threads", "1024", "--no-read-bandwidth"}, std::int64_t{2} << 30);
+    CAPTURE(refused.err);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::StartsWith("error: ") && Catch::Contains("threads 1024") && Catch::Contains("stacks"));
+    // A small run without the read-bandwidth buffer stays small (that buffer alone is at least 1 GiB).
+    const Measured small = measure({"cpu", "--heads", "1", "--ctx", "100", "--threads", "2", "--no-read-bandwidth"});
+    CAPTURE(small.err);
+    CHECK(small.exit_code == 0);
+    CHECK(small.peak_rss_bytes < (256 << 20));
 }

@@ -1,0 +1,22 @@
+#include "input_file.hpp"
+
+#include <filesystem>
+
+namespace leanattn::app {
+
+std::ifstream open_input_file(const std::string& path, const InputError& subject) {
+    const auto refuse = [&](const std::string& why) {
+        return subject.parameters().empty() ? InputError(subject.subject(), why) : InputError(subject.parameters(), why);
+    };
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw refuse("no such file");
+    if (fs::is_directory(status)) throw refuse("is a folder, not a file");
+    if (!fs::is_regular_file(status)) throw refuse("is not a regular file");
+    std::ifstream in(path);
+    if (!in) throw refuse("cannot be read");
+    return in;
+}
+
+}  // namespace leanattn::app
