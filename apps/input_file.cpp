@@ -13,7 +13,8 @@ std::ifstream open_input_file(const std::string& path, const InputError& subject
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw refuse("no such file");
     if (fs::is_directory(status)) throw refuse("is a folder, not a file");
-    if (!fs::is_regular_file(status)) throw refuse("is not a regular file");
+    // A pipe is welcome (`--shapes <(generate)`); a device node such as /dev/zero would never end.
+    if (!fs::is_regular_file(status) && !fs::is_fifo(status)) throw refuse("is not a file or a pipe");
     std::ifstream in(path);
     if (!in) throw refuse("cannot be read");
     return in;

@@ -1,6 +1,6 @@
 // input_file.hpp — a file the command line reads (a trace, a shapes list, measured runs), opened only where it
-// is a regular file: a folder opens as a stream that fails on its first read, deep inside a parser, and a FIFO or
-// a device may never end.
+// is a regular file or a pipe: a folder opens as a stream that fails on its first read, deep inside a parser, and a
+// device node such as /dev/zero never ends.
 #pragma once
 
 #include <fstream>
@@ -10,8 +10,9 @@
 
 namespace leanattn::app {
 
-// Opens `path` for reading; throws `error` with the reason (no such file, a folder, not a regular file, cannot
-// be read) otherwise. `error` carries the subject, e.g. InputError({{"trace", path}}, "") or InputError("--shapes " + path, "").
+// Opens `path` for reading. Otherwise throws an InputError about `subject`'s subject (the flag or parameter and the
+// path, e.g. InputError({{"trace", path}}, "") or InputError("--shapes " + path, "")) saying why: no such file, a
+// folder, a device node, cannot be read.
 std::ifstream open_input_file(const std::string& path, const InputError& subject);
 
 }  // namespace leanattn::app

@@ -134,6 +134,7 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         {"simulate --trace /nonexistent/trace.json --kernel leanattn-h100", "--trace /nonexistent/trace.json (no such file"},
         {"calibrate --measured /tmp -o /tmp/leanattn-never-written.json", "--measured/--check /tmp (is a folder"},
         {"simulate --kernel /tmp", "--kernel /tmp (is a folder"},
+        {"simulate --trace /dev/zero --kernel leanattn-h100", "--trace /dev/zero (is not a file or a pipe"},
         // A list's bad item: the whole list and which item, as given.
         {"schedule --batch 3 --ctx 100,,200", "--ctx 100,,200 (item 2 \"\": not an integer)"},
         {"schedule --ctx ,100", "--ctx ,100 (item 1"},
