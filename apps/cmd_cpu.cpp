@@ -151,9 +151,9 @@ int cpu_main(const Args& args) {
     const std::int64_t repeats = parse_positive("--repeat", repeat);
     if (repeats > 100000) throw InputError("--repeat " + repeat, "at most 100000 runs per strategy");
     opt.repeat = static_cast<int>(repeats);
+    opt.measure_read = !vm["no-read-bandwidth"].as<bool>();
     // The read buffer takes at most a quarter of the memory limit: on a small budget the bandwidth is
     // measured over less memory rather than refused.
-    opt.measure_read = !vm["no-read-bandwidth"].as<bool>();
     opt.read_bytes = std::max(4096.0, std::min(cpu::read_buffer_bytes(), static_cast<double>(opt.input.limits.max_memory_bytes) / 4));
     check_cost(cpu_run_cost(opt), opt.input.limits);
     int status = exit_ok;
