@@ -45,7 +45,7 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 std::vector<std::string> read_problem_lines(const std::string& path, const std::string& flag) {
-    std::ifstream file = open_input_file(path, InputError(flag + " " + path, ""));
+    std::ifstream file = open_input_file(path, flag);
     std::vector<std::string> lines;
     for (std::string line; std::getline(file, line);) {
         const std::string text = line.substr(0, line.find('#'));

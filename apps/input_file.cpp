@@ -2,12 +2,12 @@
 
 #include <filesystem>
 
+#include "core/input_error.hpp"
+
 namespace leanattn::app {
 
-std::ifstream open_input_file(const std::string& path, const InputError& subject) {
-    const auto refuse = [&](const std::string& why) {
-        return subject.parameters().empty() ? InputError(subject.subject(), why) : InputError(subject.parameters(), why);
-    };
+std::ifstream open_input_file(const std::string& path, const std::string& parameter) {
+    const auto refuse = [&](const std::string& why) { return InputError({{parameter, path}}, why); };
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);

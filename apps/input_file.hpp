@@ -6,13 +6,11 @@
 #include <fstream>
 #include <string>
 
-#include "core/input_error.hpp"
-
 namespace leanattn::app {
 
-// Opens `path` for reading. Otherwise throws an InputError about `subject`'s subject (the flag or parameter and the
-// path, e.g. InputError({{"trace", path}}, "") or InputError("--shapes " + path, "")) saying why: no such file, a
-// folder, a device node, cannot be read.
-std::ifstream open_input_file(const std::string& path, const InputError& subject);
+// Opens `path`, given as `parameter` (an API parameter such as "trace", which the command line spells as its flag,
+// or a flag itself such as "--shapes"), for reading. Otherwise throws InputError({{parameter, path}}, why): no such
+// file, a folder, a device node, cannot be read.
+std::ifstream open_input_file(const std::string& path, const std::string& parameter);
 
 }  // namespace leanattn::app

@@ -28,7 +28,7 @@ double interval_ns(const json& v) {
 }  // namespace
 
 MeasuredTrace read_trace(const std::string& file) {
-    std::ifstream in = open_input_file(file, InputError({{"trace", file}}, ""));
+    std::ifstream in = open_input_file(file, "trace");
     MeasuredTrace t;
     try {
         const json j = json::parse(in);
