@@ -42,7 +42,13 @@ const json& key(const json& j, const char* name, const Source& source) {
 std::string text_field(const json& j, const char* name, const Source& source) {
     const json& v = key(j, name, source);
     if (!v.is_string()) source.refuse(std::string("\"") + name + "\" must be a string");
-    return v.get<std::string>();
+    std::string text = v.get<std::string>();
+    // Names and descriptions are printed as they are in text tables and headings: a newline, a NUL or an escape
+    // sequence there would break the output or the terminal.
+    for (const char c : text) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) source.refuse(std::string("\"") + name + "\" must not hold control characters");
+    }
+    return text;
 }
 
 std::int64_t positive_integer(const json& j, const char* name, const Source& source) {

@@ -165,6 +165,17 @@ TEST_CASE("a malformed device file is refused, naming the file and what is wrong
     r = run_leanattn("schedule --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("malformed JSON"));
+    {
+        // The shipped h100-sxm file with a newline in its name: refused (it would be printed raw).
+        std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
+        const std::string from = "\"name\": \"h100-sxm\"";
+        REQUIRE(text.find(from) != std::string::npos);
+        text.replace(text.find(from), from.size(), "\"name\": \"h100\\nsxm\"");
+        std::ofstream(path) << text;
+    }
+    r = run_leanattn("schedule --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains("\"name\" must not hold control characters"));
     std::remove(path.c_str());
 }
 
