@@ -101,6 +101,11 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         }
         const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
         if (capi::wants_auto(options)) {
+            // As the CLI's --strategy auto: a split count, grid or snap belongs to one strategy's plan, which auto
+            // would otherwise weigh beside the others' default plans (or drop) without a word.
+            if (options->splits != 0 || options->grid != 0 || options->snap != 0) {
+                throw InputError({{"strategy", "auto"}}, "chooses the strategy and its splits itself: leave splits, grid and snap at 0, or name the strategy they belong to");
+            }
             // The plans are weighed on the device the plan is made for (this GPU's SMs and occupancy, or the CPU's).
             DeviceSpec model_device = described;
             model_device.sms = spec.sms;

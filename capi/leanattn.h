@@ -65,7 +65,8 @@ typedef struct leanattn_problem {
 
 typedef struct leanattn_plan_options {
     const char* strategy; /* "stream-k" (NULL), "fixed-split", "no-split", or "auto" (the plan the device's kernel
-                             model predicts fastest: docs/calibration.md); reports also take "all" */
+                             model predicts fastest: docs/calibration.md; it chooses splits, grid and snap
+                             itself and refuses them non-zero); reports also take "all" */
     int64_t splits;       /* fixed-split: splits per output; 0: FlashAttention-2's heuristic */
     int64_t grid;         /* stream-k: CTAs; 0: every resident CTA slot */
     const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters

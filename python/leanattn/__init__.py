@@ -2,7 +2,7 @@
 simulator of the leanattn toolkit.
 
     out = leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None,
-                          strategy="stream-k", return_lse=False)
+                          strategy="auto", return_lse=False)
     plan = leanattn.DecodePlan(q, k_cache, v_cache, block_table)      # for CUDA graphs: plan.run(..., out=out)
     leanattn.schedule(batch=1, heads=2, head_dim=64, ctx=1280, device="paper-5sm")   # the CLI's JSON, as a dict
     leanattn.simulate(batch=6, heads=48, head_dim=64, ctx=65536)
@@ -15,7 +15,7 @@ from .reports import schedule, simulate
 __version__ = version()
 
 
-def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, strategy="stream-k", return_lse=False):
+def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, strategy="auto", return_lse=False):
     """Attention of q over the first cache_seqlens tokens of each request's cache (shapes: leanattn.decode's module
     docstring). Returns out, or (out, softmax_lse) with return_lse. Raises TypeError/ValueError naming the
     argument for a wrong device, dtype, shape, stride, a length beyond the cache or a block table out of range;
