@@ -21,7 +21,9 @@ bool parse_or_help(const std::vector<std::string>& args, const po::options_descr
     if (!stray.empty()) throw InputError("'" + stray.front() + "'", "an argument that is no flag's value; see --help (values go after their flag, lists are comma-separated)");
     po::store(parsed, vm);
     if (vm.count("help")) {
-        std::cout << "usage: " << usage << "\n\n" << description << "\n\n" << all << "\n";
+        std::ostringstream text;
+        text << "usage: " << usage << "\n\n" << description << "\n\n" << all << "\n";
+        commit_output("", text.str());  // a failed write (a full disk) is an error, as any output's
         return false;
     }
     po::notify(vm);

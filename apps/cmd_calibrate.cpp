@@ -13,6 +13,7 @@
 #include "data_catalog.hpp"
 #include "kernel_file.hpp"
 #include "measured_runs.hpp"
+#include "output_file.hpp"
 #include "problem_options.hpp"
 #include "sim/simulation.hpp"
 
@@ -187,8 +188,7 @@ int calibrate_main(const Args& args) {
         write_check_text(text, check);
         report["check"] = check_to_json(check);
     }
-    if (format == "json") std::cout << report.dump(2) << "\n";
-    else std::cout << text.str();
+    commit_output("", format == "json" ? report.dump(2) + "\n" : text.str());
     return exit_ok;
 }
 

@@ -15,6 +15,7 @@
 #include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 #include "cuda_trace_json.hpp"
+#include "output_file.hpp"
 #include "problem_json.hpp"
 #include "progress_bar.hpp"
 
@@ -107,11 +108,11 @@ int run_case(const Args& args, std::ostream* out_override) {
     const bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
     if (help || args.empty() || (args[0] != "validate" && args[0] != "bench")) {
         if (help) {
-            std::cout << "usage: leanattn cuda validate|bench [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
+            commit_output("", "usage: leanattn cuda validate|bench [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
                          "                [--block-size N] [--seed N] [--lengths device|host|staged] [--repeat N] [--trace FILE]\n\n"
                          "  validate  run every strategy on this GPU and check it against a float64 reference (exit 1 over tolerance)\n"
                          "  bench     time every strategy (CUDA-graph replays after an L2 flush) against the memory floor\n\n"
-                         "leanattn cuda validate --help and leanattn cuda bench --help list the flags.\n";
+                         "leanattn cuda validate --help and leanattn cuda bench --help list the flags.\n");
             return exit_ok;
         }
         throw InputError("cuda " + (args.empty() ? std::string() : args[0]), "expected `leanattn cuda validate` or `leanattn cuda bench`");

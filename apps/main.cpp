@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "core/input_error.hpp"
 #include "flag_names.hpp"
+#include "output_file.hpp"
 
 #ifndef LEANATTN_VERSION
 #define LEANATTN_VERSION "unknown"
@@ -79,12 +81,17 @@ int main(int argc, char** argv) {
         print_usage(std::cerr);
         return exit_bad_input;
     }
-    if (all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
-        print_usage(std::cout);
-        return exit_ok;
-    }
-    if (all[0] == "--version") {
-        std::cout << "leanattn " << LEANATTN_VERSION << "\n";
+    const bool help = all[0] == "--help" || all[0] == "-h" || all[0] == "help";
+    if (help || all[0] == "--version") {
+        std::ostringstream text;
+        if (help) print_usage(text);
+        else text << "leanattn " << LEANATTN_VERSION << "\n";
+        try {
+            commit_output("", text.str());  // a failed write (a full disk) is an error, as any output's
+        } catch (const leanattn::InputError& e) {
+            print_error(cli_message(e));
+            return exit_bad_input;
+        }
         return exit_ok;
     }
     for (const Subcommand& s : subcommands) {

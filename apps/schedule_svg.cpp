@@ -89,17 +89,23 @@ Times place(const Schedule& s, const ScheduleTable& t) {
     return T;
 }
 
+// A device of more SMs than this (no GPU has 1,024; device files may say up to 65,536) gets rows only for the SMs its
+// plan's CTAs land on, the first `grid` of them: a 4-CTA plan on 65,536 SMs drew 6 MB of idle rows.
+constexpr std::int64_t max_idle_rows_sms = 1024;
+
 // Where things go: rows of lanes, scaled so 5 SMs look like Figure 1 and 132 × 2 lanes fit a screen.
 struct Frame {
     std::int64_t sms = 1, lanes = 1, resident = 1;
+    std::int64_t drawn = 1;  // SM rows drawn: every SM's, or (max_idle_rows_sms) those the CTAs use
     double lane_h = 0, gap = 0, xs = 0;
     Frame(const Schedule& s, double span) : sms(s.device.sms), lanes(s.device.ctas_per_sm), resident(s.device.resident_ctas()) {
-        lane_h = std::clamp(600.0 / static_cast<double>(resident), 1.0, 32.0);
+        drawn = sms > max_idle_rows_sms ? std::clamp<std::int64_t>(s.grid, 1, sms) : sms;
+        lane_h = std::clamp(600.0 / static_cast<double>(drawn * lanes), 1.0, 32.0);
         gap = lane_h * static_cast<double>(lanes) >= 16 ? 6.0 : (lanes > 1 ? 1.0 : 0.0);  // keeps an SM's lanes together
         xs = (width - left - right) / std::max(span, 1e-9);
     }
     double row_h() const { return lane_h * static_cast<double>(lanes); }
-    double plot_h() const { return static_cast<double>(sms) * (row_h() + gap) - gap; }
+    double plot_h() const { return static_cast<double>(drawn) * (row_h() + gap) - gap; }
     double x(double tiles) const { return left + tiles * xs; }
     double sm_top(std::int64_t sm) const { return top + static_cast<double>(sm) * (row_h() + gap); }
     double lane_top(std::int64_t cta) const {
@@ -306,7 +312,7 @@ void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f
         if (static_cast<double>(step) * (f.row_h() + f.gap) >= 13) break;
     }
     const bool lane_labels = f.labels();  // small plans: which CTAs each lane runs, as the merge labels name CTAs
-    for (std::int64_t sm = 0; sm < s.device.sms; sm += every) {
+    for (std::int64_t sm = 0; sm < f.drawn; sm += every) {
         svg.text(left - (lane_labels ? 58 : 8), f.sm_top(sm) + std::max(f.row_h(), 8.0) / 2 + 4, "SM" + std::to_string(sm), 11, "end",
                  "fill=\"#222\" font-weight=\"bold\"");
     }
@@ -325,7 +331,7 @@ void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f
 }
 
 void draw_background(SvgWriter& svg, const Times& T, const Frame& f) {
-    for (std::int64_t sm = 0; sm < f.sms; ++sm) {  // idle shows as grey: whatever is not drawn over it
+    for (std::int64_t sm = 0; sm < f.drawn; ++sm) {  // idle shows as grey: whatever is not drawn over it
         svg.rect(left, f.sm_top(sm), T.span() * f.xs, f.row_h(), idle_color, {}, "class=\"idle\"");
     }
     for (double v : nice_ticks(0.0, T.span(), 8)) svg.line(f.x(v), top, f.x(v), top + f.plot_h(), "#d0d0d0", 0.8);
@@ -540,7 +546,9 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
     const double occupancy = static_cast<double>(s.total_tiles) / (static_cast<double>(f.resident) * std::max(T.busiest, 1e-9));
     std::ostringstream note;
-    note << "one row per SM" << (f.lanes > 1 ? ", one lane per resident CTA slot" : "") << "; LeanTile occupancy "
+    note << "one row per SM" << (f.lanes > 1 ? ", one lane per resident CTA slot" : "");
+    if (f.drawn < f.sms) note << " (the " << f.drawn << " its CTAs use; " << f.sms - f.drawn << " more idle, not drawn)";
+    note << "; LeanTile occupancy "
          << SvgWriter::num(std::round(1000 * occupancy) / 10) << "% (LeanTiles \u00f7 " << f.resident << " slots \u00d7 " << SvgWriter::num(T.busiest)
          << " of the busiest slot)";
     svg.text(left, 62, note.str(), 12, "start", "fill=\"#666\"");

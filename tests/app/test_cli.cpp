@@ -68,6 +68,16 @@ TEST_CASE("help teaches and version answers") {
     CHECK_THAT(top.out, Catch::Contains("schedule") && Catch::Contains("devices") && Catch::Contains("models"));
 }
 
+TEST_CASE("help and version report a failed write as any output does, instead of exiting 0") {
+    // /dev/full takes no bytes: a script piping --help somewhere that fails must see it fail.
+    for (const char* args : {"--help", "--version", "schedule --help", "cpu --help"}) {
+        const int status = std::system((std::string(LEANATTN_BINARY) + " " + args + " >/dev/full 2>/dev/null").c_str());
+        INFO(args);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 2);
+    }
+}
+
 TEST_CASE("devices and models list what data/ holds, as text and JSON") {
     const auto devices = run_leanattn("devices --format json");
     REQUIRE(devices.exit_code == 0);

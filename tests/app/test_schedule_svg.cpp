@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "run_command.hpp"
 #include "schedule_svg.hpp"
@@ -241,6 +243,25 @@ TEST_CASE("a big plan renders readably small under every strategy, still one rec
     const auto html = run_leanattn(h100_big + " --format html");
     CHECK(count(html.out, "<tr>") == 65);  // the table is capped
     CHECK(html.out.find("224 more outputs") != std::string::npos);
+}
+
+TEST_CASE("on a made-up device of 65,536 SMs a 4-CTA plan draws the 4 SMs it uses and says so") {
+    std::string text = leanattn::testing::slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
+    const std::string from = "\"sms\": 132";
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), "\"sms\": 65536");
+    const std::string path = "/tmp/leanattn-65536-sms-" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path) << text;
+    const auto r = run_leanattn("schedule --device " + path + " --heads 4 --kv-heads 4 --ctx 512 --format svg");
+    std::remove(path.c_str());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.size() < 50000);  // every SM's row made 6 MB
+    CHECK(markup_problem(r.out).empty());
+    CHECK(count(r.out, "class=\"idle\"") == 4);
+    CHECK(r.out.find("65532 more idle, not drawn") != std::string::npos);
+    // A real GPU keeps a row for every SM, idle or not: that no-split leaves SMs idle is what the picture shows.
+    const auto h100 = run_leanattn("schedule --heads 4 --kv-heads 4 --ctx 512 --format svg");
+    CHECK(count(h100.out, "class=\"idle\"") == 132);
 }
 
 TEST_CASE("an unknown picture format is refused with exit 2") {
