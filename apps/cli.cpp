@@ -1,7 +1,9 @@
 #include "cli.hpp"
 
 #include <fstream>
+#include <new>
 #include <sstream>
+#include <utility>
 
 #include "core/input_error.hpp"
 #include "input_file.hpp"
@@ -34,7 +36,9 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     check_output_target(path);
     std::ostringstream text;
     write(text);
-    commit_output(path, text.str());
+    // A stream swallows its buffer's bad_alloc and sets badbit: the text would be cut short, and written.
+    if (!text) throw std::bad_alloc();
+    commit_output(path, std::move(text).str());
 }
 
 void print_error(const std::string& message) { std::cerr << "error: " << message << "\n"; }

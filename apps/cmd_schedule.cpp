@@ -24,8 +24,10 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
         if (!problems.empty()) status = exit_check_failed;
         else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance or snap, co-residency)\n";
     }
-    if (in.format == "json") out << schedule_to_json(schedule, table).dump(2) << "\n";
-    else if (in.format == "svg") write_schedule_svg(out, schedule, table);
+    if (in.format == "json") {
+        write_schedule_json(out, schedule, table);
+        out << "\n";
+    } else if (in.format == "svg") write_schedule_svg(out, schedule, table);
     else if (in.format == "html") write_schedule_html(out, schedule, table);
     else write_schedule_text(out, schedule, table);
     return status;

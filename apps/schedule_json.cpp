@@ -1,13 +1,18 @@
 #include "schedule_json.hpp"
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "problem_json.hpp"
 
 namespace leanattn::app {
 
+namespace {
+
 using nlohmann::ordered_json;
 
-ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
-    const Problem& p = s.problem;
+// Every key but the two long arrays.
+ordered_json head_of(const Schedule& s) {
     ordered_json j;
     j["strategy"] = std::string(strategy_name(s.strategy));
     j["grid"] = s.grid;
@@ -23,24 +28,63 @@ ordered_json schedule_to_json(const Schedule& s, const ScheduleTable& t) {
         j["chunk"] = s.chunk;
     }
     j["device"] = {{"name", s.device.name}, {"sms", s.device.sms}, {"ctas_per_sm", s.device.ctas_per_sm}};
-    j["problem"] = problem_to_json(p);
-    ordered_json ctas = ordered_json::array();
-    for (const CtaRow& row : t.ctas) {
-        ordered_json segments = ordered_json::array();
-        for (const Segment& seg : row.segments) {
-            segments.push_back({{"output", seg.output}, {"batch", p.request_of(seg.output)}, {"kv_head", p.kv_head_of(seg.output)},
-                                {"begin", seg.begin}, {"end", seg.end}, {"host", seg.host}, {"finishing", seg.finishing}});
-        }
-        ctas.push_back({{"cta", row.cta}, {"sm", row.sm}, {"tiles", row.tiles}, {"segments", std::move(segments)}});
-    }
-    j["ctas"] = std::move(ctas);
-    ordered_json outputs = ordered_json::array();
-    for (const OutputRow& row : t.outputs) {
-        outputs.push_back({{"output", row.output}, {"batch", row.batch}, {"kv_head", row.kv_head}, {"first_row", row.first_row}, {"rows", row.rows}, {"tiles", row.tiles},
-                           {"host_cta", row.host_cta}, {"ctas", row.ctas}});
-    }
-    j["outputs"] = std::move(outputs);
+    j["problem"] = problem_to_json(s.problem);
     return j;
+}
+
+ordered_json cta_json(const Problem& p, const CtaRow& row) {
+    ordered_json segments = ordered_json::array();
+    for (const Segment& seg : row.segments) {
+        segments.push_back({{"output", seg.output}, {"batch", p.request_of(seg.output)}, {"kv_head", p.kv_head_of(seg.output)},
+                            {"begin", seg.begin}, {"end", seg.end}, {"host", seg.host}, {"finishing", seg.finishing}});
+    }
+    return {{"cta", row.cta}, {"sm", row.sm}, {"tiles", row.tiles}, {"segments", std::move(segments)}};
+}
+
+ordered_json output_json(const OutputRow& row) {
+    return {{"output", row.output}, {"batch", row.batch}, {"kv_head", row.kv_head}, {"first_row", row.first_row}, {"rows", row.rows}, {"tiles", row.tiles},
+            {"host_cta", row.host_cta}, {"ctas", row.ctas}};
+}
+
+// One element of a top-level array: its dump(2), every line two levels in.
+void write_element(std::ostream& out, const ordered_json& element) {
+    const std::string text = element.dump(2);
+    out << "    ";
+    for (const char c : text) {
+        out << c;
+        if (c == '\n') out << "    ";
+    }
+}
+
+// `"key": [` … `]` of a top-level array, made element by element.
+template <typename Rows, typename ToJson>
+void write_array(std::ostream& out, const char* key, const Rows& rows, ToJson&& to_json) {
+    out << "  \"" << key << "\": [";
+    bool first = true;
+    for (const auto& row : rows) {
+        out << (first ? "\n" : ",\n");
+        write_element(out, to_json(row));
+        first = false;
+    }
+    out << (first ? "]" : "\n  ]");
+}
+
+}  // namespace
+
+void write_schedule_json(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+    std::string head = head_of(s).dump(2);
+    head.resize(head.size() - 2);  // the closing "\n}": the arrays follow
+    out << head << ",\n";
+    write_array(out, "ctas", t.ctas, [&](const CtaRow& row) { return cta_json(s.problem, row); });
+    out << ",\n";
+    write_array(out, "outputs", t.outputs, output_json);
+    out << "\n}";
+}
+
+std::string schedule_json(const Schedule& s, const ScheduleTable& t) {
+    std::ostringstream out;
+    write_schedule_json(out, s, t);
+    return out.str();
 }
 
 }  // namespace leanattn::app

@@ -137,7 +137,7 @@ leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t*
 leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
     return capi::guarded([&] {
         if (plan == nullptr || json == nullptr) throw InputError("plan", "and json must not be NULL");
-        *json = capi::c_string(app::schedule_to_json(plan->schedule, tabulate(plan->schedule)).dump(2));
+        *json = capi::c_string(app::schedule_json(plan->schedule, tabulate(plan->schedule)));
     });
 }
 

@@ -46,7 +46,7 @@ leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const le
         const PlanOptions plan = report_plan(options, p, device, 2);
         check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
         const Schedule s = make_schedule(p, device, plan);
-        *json = capi::c_string(app::schedule_to_json(s, tabulate(s)).dump(2));
+        *json = capi::c_string(app::schedule_json(s, tabulate(s)));
     });
 }
 

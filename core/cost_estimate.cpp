@@ -169,11 +169,11 @@ Cost plan_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o) {
 
 Cost plan_report_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o, ReportKind kind) {
     const PlanSize s = plan_size(p, d, o);
-    // Bytes and steps per CTA, per output and per SM row of each report while it is built (the JSON document
-    // and its text; a picture's elements). A segment is counted with its CTA: every CTA has one, and any
-    // further ones each start an output, so segments ≤ CTAs + outputs.
+    // Bytes and steps per CTA, per output and per SM row of each report while it is built (the JSON text, written
+    // a CTA at a time, and its copy handed on; a picture's elements). A segment is counted with its CTA: every CTA
+    // has one, and any further ones each start an output, so segments ≤ CTAs + outputs.
     struct PerItem { std::int64_t bytes, work; };
-    const PerItem per = kind == ReportKind::json ? PerItem{2400, 6000} : kind == ReportKind::picture ? PerItem{1600, 3000} : PerItem{140, 400};
+    const PerItem per = kind == ReportKind::json ? PerItem{700, 6000} : kind == ReportKind::picture ? PerItem{1600, 3000} : PerItem{140, 400};
     const std::int64_t rows = kind == ReportKind::picture ? std::min(d.sms, s.ctas) : 0;
     Cost c;
     c.add({"the report's CTAs", sat::mul(sat::add(s.ctas, rows), per.bytes), sat::mul(sat::add(s.ctas, rows), per.work), ctas_blame(p, d, o)});

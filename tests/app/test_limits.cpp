@@ -160,3 +160,14 @@ TEST_CASE("cpu: threads whose stacks exceed the address space are refused with a
     CHECK(small.exit_code == 0);
     CHECK(small.peak_rss_bytes < (256 << 20));
 }
+
+TEST_CASE("schedule --format json that runs out of memory past raised limits says so and exits 3, instead of aborting") {
+    // The report was one JSON document, whose destruction while the error unwound allocated and ended the process
+    // (SIGABRT); it is now written a CTA at a time. 480,000 CTAs' text does not fit 400 MB of address space.
+    const Measured m = measure({"schedule", "--batch", "60000", "--heads", "8", "--ctx", "1000", "--strategy", "no-split", "--format", "json",
+                                "--max-memory", "100G", "-o", "/dev/null"},
+                               std::int64_t{400} << 20);
+    CAPTURE(m.err);
+    CHECK(m.exit_code == 3);
+    CHECK_THAT(m.err, Catch::StartsWith("error: internal: out of memory"));
+}
