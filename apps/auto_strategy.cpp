@@ -13,11 +13,11 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths
 }
 
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas, StepLengths lengths) {
+                       bool keep_device_ctas, StepLengths lengths, sim::PlannedLengths planned) {
     AutoChoice a;
     a.kernel = kernel_for_device(device, lengths);
     if (keep_device_ctas) a.kernel.ctas_per_sm = 0;  // device_for_kernel then leaves the device's
-    a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base);
+    a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base, true, sim::Weighing::bounded, planned);
     return a;
 }
 

@@ -26,9 +26,11 @@ struct AutoChoice {
     sim::StrategyChoice choice;
 };
 // `keep_device_ctas`: weigh the plans with the device's CTAs per SM (the plan will be made on that device, e.g.
-// a live GPU's occupancy or --ctas-per-sm), not the kernel model's.
+// a live GPU's occupancy or --ctas-per-sm), not the kernel model's. `planned`: the lengths its steps will run at
+// (sim::PlannedLengths: the problem's, or any up to them for a cache's capacity).
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas = false, StepLengths lengths = StepLengths::device);
+                       bool keep_device_ctas = false, StepLengths lengths = StepLengths::device,
+                       sim::PlannedLengths planned = sim::PlannedLengths::the_problems);
 
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan
 // that lost, played only until its makespan was shown to be above T).

@@ -110,7 +110,9 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             DeviceSpec model_device = described;
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
-            const sim::StrategyChoice choice = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths).choice;
+            // The plan serves every step of a cache of this capacity, at live lengths up to it.
+            const sim::StrategyChoice choice =
+                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths, sim::PlannedLengths::up_to_the_problems).choice;
             plan_options = choice.options;
             if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
                 p.tile_rows = choice.tile_rows;

@@ -50,6 +50,9 @@ def parse():
     ap.add_argument("--lengths", default="staged", choices=["staged", "device"],
                     help="how the graph's attention learns each step's lengths: staged (the host walks the plan at them and "
                          "stages that work before each replay: faster) or device (the kernels read cache_seqlens on the GPU)")
+    ap.add_argument("--strategy", default="auto", choices=["auto", "stream-k", "fixed-split", "no-split"],
+                    help="leanattn's plan: auto (the default) weighs the three on the device file's kernel model for the kind of "
+                         "step --lengths runs")
     ap.add_argument("--tiny", action="store_true", help="a small model and run (for CPUs and CI)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -104,7 +107,9 @@ class LeanattnCaches:
         self.k = [torch.empty(blocks, bs, a.kv_heads, d, dtype=dtype, device=device) for _ in range(a.layers)]
         self.v = [torch.empty_like(k) for k in self.k]
         self.lengths = prompts.to(torch.int32).to(device)
-        self.plan = leanattn.DecodePlan(q_like, self.k[0], self.v[0], self.table)
+        # A staged step walks the plan on the host, as a host-lengths step does: auto weighs the plans for that kind.
+        self.plan = leanattn.DecodePlan(q_like, self.k[0], self.v[0], self.table, strategy=a.strategy,
+                                        lengths="device" if a.lengths == "device" else "host")
         self.out = torch.empty_like(q_like)
         self.host_lengths = prompts.to(torch.int32).clone()
         self.staged = False  # run() sets it where a graph replays the steps and --lengths is staged
@@ -252,6 +257,8 @@ def main():
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     print(f"{name}, {a.dtype}: {a.layers} layers, hidden {a.hidden}, {a.heads}/{a.kv_heads} heads of {a.hidden // a.heads}, "
           f"batch {a.batch}, prompts {a.prompt_min}-{a.prompt_max} tokens (ragged), paged blocks of {a.block_size}")
+    plan = lean.plan.to_dict()
+    print(f"leanattn's plan ({a.strategy}): {plan['strategy']} on {plan['grid']} CTAs")
     gap = first_step_gap(model, lean, dense, tokens)
     print(f"first step, all layers: hidden states of leanattn and sdpa differ by {gap:.2e} (rel. L2)")
     lean_rate, lean_hidden, lean_tokens = run("leanattn", model, lean, tokens, a, device)

@@ -23,9 +23,9 @@ const MakespanModel& makespan_model(const KernelModel& kernel, const DeviceSpec&
 class Weigher {
 public:
     Weigher(const Problem& problem, const DeviceSpec& planned, const KernelModel& kernel, std::int64_t bytes_per_element, const PlanOptions& base,
-            Weighing weighing)
+            Weighing weighing, PlannedLengths lengths)
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
-          kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
+          lengths_(lengths), kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
 
     // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns it.
     Schedule weigh_default(const DefaultPlan& d) {
@@ -108,7 +108,8 @@ private:
         // No-split's plan run as stream-k (one whole output per CTA) is no-split's in the model; on an H100 no-split's own
         // kernel path ran it as fast (0.99-1.00x in `cuda bench`) or faster (1.20x on a ragged batch of 384 such CTAs,
         // the calibration's training sweep), never slower beyond noise; so no-split takes it.
-        if (choice_.candidates.size() == 1 || same_as_choice || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
+        const bool takes_same_plan = same_as_choice && lengths_ == PlannedLengths::the_problems;  // PlannedLengths says why
+        if (choice_.candidates.size() == 1 || takes_same_plan || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_runs_as_no_split_ = tile_rows == 0 && o.strategy == Strategy::stream_k && runs_as_no_split(plan);
             choice_.options = o;
             choice_.splits = candidate.splits;
@@ -127,6 +128,7 @@ private:
     std::int64_t bytes_;
     PlanOptions base_;
     Weighing weighing_;
+    PlannedLengths lengths_;
     StrategyChoice choice_;
     double kv_bytes_;           // the problem's K and V: what every plan reads at least
     std::int64_t outputs_;      // the problem's output tiles
@@ -141,9 +143,9 @@ bool runs_as_no_split(const Schedule& plan) {
 }
 
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
-                               const PlanOptions& base, bool vary_parameters, Weighing weighing) {
+                               const PlanOptions& base, bool vary_parameters, Weighing weighing, PlannedLengths lengths) {
     const DeviceSpec planned = device_for_kernel(device, kernel);
-    Weigher w(problem, planned, kernel, bytes_per_element, base, weighing);
+    Weigher w(problem, planned, kernel, bytes_per_element, base, weighing, lengths);
     // Stream-k (the aligned rule) is weighed first; no-split replaces it only where predicted 3% faster, fixed-split
     // (FlashAttention-2's count) 5%. The kernel model errs by 3-5% (median) just where these plans come close, and
     // which way a near-tie falls depends on the shapes: ordered simpler-first at 0.1%, the v22 fit's default plans

@@ -7,7 +7,8 @@
 // rows, stream-k on two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
 // its margin: no-split 3% (0.1% where the kernel reads it with half its warps: default_plan_margin; any time where
-// stream-k's plan is no-split's own, one whole output per CTA), fixed-split 5%,
+// stream-k's plan is no-split's own, one whole output per CTA, unless the plan is for a cache's capacity:
+// PlannedLengths), fixed-split 5%,
 // stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
 // wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
@@ -97,11 +98,21 @@ inline constexpr std::int64_t half_tile_rows = 8;
 inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
 
+// What lengths the plan will run at: the problem's own (`leanattn cuda bench`, a report), or any up to them (a plan made
+// for a cache's capacity, DecodePlan's, whose steps run at the live lengths). Where stream-k's plan gives every CTA one
+// whole output it is no-split's, and for the problem's own lengths no-split takes it (its kernel path ran it as fast or
+// faster on an H100). At live lengths below a capacity the two differ: stream-k's walk spreads the live LeanTiles over
+// its CTAs, no-split's CTAs keep one output each; in a decode loop at Llama-3-8B's shape (batch 16, prompts of
+// 512-4096 tokens, a capacity of 4,226) no-split ran 2.3% behind stream-k (staged steps; 1.0% reading the lengths on the
+// device), so for a capacity the tie goes to stream-k.
+enum class PlannedLengths { the_problems, up_to_the_problems };
+
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.
 // `vary_parameters` false weighs the three default plans only (FlashAttention-2's split count, the aligned
 // rule's grid); so does a `base` that fixes the grid.
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,
-                               const PlanOptions& base = {}, bool vary_parameters = true, Weighing weighing = Weighing::bounded);
+                               const PlanOptions& base = {}, bool vary_parameters = true, Weighing weighing = Weighing::bounded,
+                               PlannedLengths lengths = PlannedLengths::the_problems);
 
 }  // namespace leanattn::sim

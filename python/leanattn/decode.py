@@ -128,7 +128,8 @@ class DecodePlan:
     the captured run() that reads the lengths on the device; README).
 
     strategy: "auto" (the default) weighs stream-k, fixed-split and no-split plans (and their grids and split counts)
-    on the device file's kernel model and takes the one it predicts fastest; "stream-k" (the aligned rule),
+    on the device file's kernel model and takes the one it predicts fastest (where stream-k's plan is no-split's, one
+    whole output per CTA, it keeps stream-k, whose walk follows ragged live lengths); "stream-k" (the aligned rule),
     "fixed-split" or "no-split" plan that strategy only. On an H100 auto ran every model of data/models at 0.99x
     stream-k's time (geometric mean over 160 shapes; 0.69x on Falcon-7B at one request of 16k tokens, at most
     1.02x on any), README "Python".

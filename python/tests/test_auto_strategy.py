@@ -57,11 +57,25 @@ def test_auto_with_an_unknown_strategy_name_is_refused():
 
 
 def test_the_schedule_report_of_auto_is_the_plan_auto_makes():
+    q = torch.empty(1, 1, 71, 64, dtype=torch.float16)
+    k = torch.empty(1, 16384, 1, 64, dtype=torch.float16)
+    planned = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()["strategy"]
+    reported = leanattn.schedule(batch=1, heads=71, kv_heads=1, head_dim=64, ctx=16384, strategy="auto")["strategy"]
+    assert reported == planned
+
+
+def test_a_plan_for_a_cache_keeps_stream_k_where_its_plan_is_no_splits():
+    # One whole output per CTA: stream-k's plan is no-split's. A report plans these very lengths, and no-split takes
+    # it; a DecodePlan serves live lengths up to its capacity, which stream-k's walk spreads over its CTAs and
+    # no-split's cannot (a ragged decode loop ran 1-2% faster on stream-k), so it keeps stream-k.
     q = torch.empty(132, 1, 8, 128, dtype=torch.float16)
     k = torch.empty(132, 1024, 1, 128, dtype=torch.float16)
-    planned = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm").to_dict()["strategy"]
-    reported = leanattn.schedule(batch=132, heads=8, kv_heads=1, head_dim=128, ctx=1024, strategy="auto")["strategy"]
-    assert reported == planned
+    reported = leanattn.schedule(batch=132, heads=8, kv_heads=1, head_dim=128, ctx=1024, strategy="auto")
+    assert (reported["strategy"], reported["grid"]) == ("no-split", 132)
+    for lengths in ("host", "device"):
+        planned = leanattn.DecodePlan(q, k, k, device="h100-sxm", lengths=lengths).to_dict()
+        assert planned["strategy"] == "stream-k"
+        assert all(len(cta["segments"]) == 1 for cta in planned["ctas"][:132])  # still one whole output per CTA
 
 
 def test_the_kind_of_step_auto_weighs_for_is_an_option_and_a_bad_one_is_refused():

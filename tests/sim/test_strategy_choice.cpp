@@ -295,7 +295,7 @@ TEST_CASE("a few long MQA outputs: auto weighs 16 and 8 CTAs per output, then th
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).candidates.size() == 3);
 }
 
-TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes no-split for it, at the same predicted time") {
+TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes no-split for it, at the same predicted time, but for a capacity") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
     // Llama-3.1-405B, 8 requests of 4k tokens, 4 new tokens each: 256 outputs of 16 rows, whose aligned stream-k plan is
@@ -308,6 +308,15 @@ TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes n
         CHECK(c.candidates[0].grid == p.outputs());  // one whole output per CTA
         CHECK(c.candidates[1].predicted_us == c.candidates[0].predicted_us);
         CHECK(c.options.strategy == Strategy::no_split);
+        CHECK(c.predicted_us == c.candidates[0].predicted_us);
+    }
+    // For a cache's capacity the tie goes the other way: stream-k's walk follows the live lengths, no-split's CTAs do not.
+    for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
+        const sim::StrategyChoice c = sim::choose_strategy(p, h100, host, 2, PlanOptions{}, true, weighing, sim::PlannedLengths::up_to_the_problems);
+        REQUIRE(c.candidates.size() >= 2);
+        CHECK(c.candidates[1].predicted_us == c.candidates[0].predicted_us);
+        CHECK(c.options.strategy == Strategy::stream_k);
+        CHECK(c.options.grid == 0);  // the aligned rule's own grid: one whole output per CTA
         CHECK(c.predicted_us == c.candidates[0].predicted_us);
     }
     // Where stream-k's plan splits outputs, no-split still has to win by its margin.
