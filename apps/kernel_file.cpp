@@ -64,6 +64,8 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     if (j.contains("compute_drain_tokens")) k.compute_drain_tokens = finite_number(j, "compute_drain_tokens", source);
     // Optional: files fitted before the idle SMs' bandwidth term (2026-11-26) have none.
     if (j.contains("idle_sms_bandwidth_loss")) k.idle_sms_bandwidth_loss = finite_number(j, "idle_sms_bandwidth_loss", source);
+    // Optional: files fitted before it (2026-11-27) read narrow plans with every SM's bytes in flight.
+    if (j.contains("narrow_in_flight_fraction")) k.narrow_in_flight_fraction = finite_number(j, "narrow_in_flight_fraction", source);
     if (j.contains("reduce_values_per_cta")) {
         const json& per_cta = j["reduce_values_per_cta"];
         if (!per_cta.is_number_integer() || per_cta.get<std::int64_t>() < 0) source.refuse("\"reduce_values_per_cta\" must be an integer >= 0 (0: one reduce CTA per output)");
@@ -107,6 +109,7 @@ nlohmann::ordered_json kernel_to_json(const KernelModel& k, const std::string& f
     j["reread_fraction"] = k.reread_fraction;
     j["compute_drain_tokens"] = k.compute_drain_tokens;
     j["idle_sms_bandwidth_loss"] = k.idle_sms_bandwidth_loss;
+    j["narrow_in_flight_fraction"] = k.narrow_in_flight_fraction;
     j["reduce_values_per_cta"] = k.reduce_values_per_cta;
     nlohmann::ordered_json by_path = nlohmann::ordered_json::object();
     for (int i = 0; i < KernelModel::path_count; ++i) by_path[sim::kernel_path_names[i]] = k.cta_ns_per_kb_by_path[i];

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "decode_tensors.hpp"
 #include "host_device.hpp"
@@ -73,5 +74,10 @@ LEANATTN_HD inline bool one_output_per_cta(const PlanView& p) {
 // CTAs each hold one whole output (plan::one_output_per_cta) comes back as no-split.
 PlanView live_view(const Schedule& schedule, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
                    std::int64_t* request_offset);
+
+// The step a plan made for capacities runs at `live` lengths (one per request, each in [q_len, its capacity]), as a
+// schedule of its own: the problem at those lengths, with live_view's arrays, total, chunk, snap and strategy, and the
+// plan's grid, splits and launches. What a simulator plays to predict such a step.
+Schedule live_schedule(const Schedule& schedule, const std::vector<std::int64_t>& live);
 
 }  // namespace leanattn

@@ -116,6 +116,7 @@ void check_kernel_model(const KernelModel& k) {
     }
     if (!(k.reread_fraction >= 0.0 && k.reread_fraction <= 1.0)) refuse("reread_fraction", k.reread_fraction, "must lie in 0..1");
     if (!(k.idle_sms_bandwidth_loss >= 0.0 && k.idle_sms_bandwidth_loss < 1.0)) refuse("idle_sms_bandwidth_loss", k.idle_sms_bandwidth_loss, "must lie in 0..1 (1 excluded)");
+    if (!(k.narrow_in_flight_fraction > 0.0 && k.narrow_in_flight_fraction <= 1.0)) refuse("narrow_in_flight_fraction", k.narrow_in_flight_fraction, "must lie in 0..1 (0 excluded)");
     if (!(k.compute_overlap_loss >= 0.0 && k.compute_overlap_loss <= 1.0)) refuse("compute_overlap_loss", k.compute_overlap_loss, "must lie in 0..1");
     if (!(k.bytes_in_flight_per_sm >= 1.0 && k.bytes_in_flight_per_sm <= 1e9)) refuse("bytes_in_flight_per_sm", k.bytes_in_flight_per_sm, "must lie in 1..1e9 bytes");
     if (!(k.stream_latency_ns > 0.0)) refuse("stream_latency_ns", k.stream_latency_ns, "must be above 0");

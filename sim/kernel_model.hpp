@@ -45,6 +45,10 @@ struct KernelModel {
     // SMs keep fewer requests before the memory controllers, so past the knee the HBM runs below what all SMs draw
     // (on an H100 no-split on 96 of 132 SMs ran 2-5% slower than the same bytes over all of them). 0: B whatever m.
     double idle_sms_bandwidth_loss = 0.0;
+    // A plan the kernel reads with half its warps (Schedule::narrow_streams) keeps this fraction of an SM's bytes in
+    // flight: alike while the HBM is saturated, it sets the rate of the CTAs that stream alone, as the longest
+    // requests of a ragged step do. 1: the same as every plan (files fitted before it, 2026-11-27).
+    double narrow_in_flight_fraction = 1.0;
     // A KV head's row blocks after its first (core/problem.hpp) read K and V again, mostly from L2: their bytes count as
     // this fraction of as many from HBM (1: all from HBM, as the paper's kernel, which has no row blocks, would),
     // unless the same CTA read the block before it just before (cta_program.cpp: then in full).

@@ -604,17 +604,20 @@ MakespanModel::Law::~Law() = default;
 
 MakespanModel::MakespanModel(const KernelModel& kernel, const DeviceSpec& device)
     : kernel_(kernel), device_(device), wide_(kernel, device, false),
-      narrow_(kernel.idle_sms_bandwidth_loss > 0.0 ? std::make_unique<Law>(kernel, device, true) : nullptr) {}
+      narrow_(kernel.idle_sms_bandwidth_loss > 0.0 || kernel.narrow_in_flight_fraction < 1.0 ? std::make_unique<Law>(kernel, device, true) : nullptr) {}
 
 MakespanModel::~MakespanModel() = default;
 
 double MakespanModel::lower_bound_ns(double bytes, std::int64_t ctas) const {
     if (device_.ctas_per_sm != 1 || ctas <= 0) return kernel_.launch_ns;  // several CTAs per SM: no bound of this kind
     const std::int64_t sms = std::min(ctas, device_.sms);
-    // Any plan: one read with half the warps too, whose law (no idle SMs' loss) is the faster.
-    const LowerBound& bound = narrow_ != nullptr ? *narrow_->bound : *wide_.bound;
-    return kernel_.launch_ns + bound_rounding * std::max(bound.resources_ns(bytes, static_cast<double>(ctas) * kernel_.cta_setup_ns, sms),
-                                                         kernel_.cta_setup_ns + bound.busiest_cta_ns(bytes, ctas));
+    // Any plan: one read with half the warps too, under its own law (no idle SMs' loss, fewer bytes in flight): the
+    // lesser of the two laws' bounds.
+    const auto under = [&](const LowerBound& bound) {
+        return std::max(bound.resources_ns(bytes, static_cast<double>(ctas) * kernel_.cta_setup_ns, sms), kernel_.cta_setup_ns + bound.busiest_cta_ns(bytes, ctas));
+    };
+    const double least = narrow_ != nullptr ? std::min(under(*wide_.bound), under(*narrow_->bound)) : under(*wide_.bound);
+    return kernel_.launch_ns + bound_rounding * least;
 }
 
 bool MakespanModel::models(const KernelModel& kernel, const DeviceSpec& device) const { return kernel == kernel_ && device == device_; }

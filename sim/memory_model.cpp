@@ -32,7 +32,7 @@ MemoryModel kernel_memory_model(const KernelModel& kernel, const DeviceSpec& dev
     DeviceTiming law = device.timing;  // the GPU's partitions; the rest of the law is the kernel's
     law.hbm_bandwidth_gb_per_s = kernel_bandwidth_gb_per_s(kernel, device);
     law.mem_latency_ns = kernel.stream_latency_ns;
-    law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm;
+    law.bytes_in_flight_per_sm = kernel.bytes_in_flight_per_sm * (narrow_streams ? kernel.narrow_in_flight_fraction : 1.0);
     law.latency_knee_exponent = kernel.latency_knee_exponent;
     MemoryModel memory(law, device.sms, narrow_streams ? 0.0 : kernel.idle_sms_bandwidth_loss);
     memory.set_sm_latency_spread(kernel.sm_latency_spread);

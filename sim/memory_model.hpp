@@ -52,7 +52,7 @@ private:
 // The memory law `kernel` reads `device` with: the GPU's SMs and partitions, the kernel's bandwidth
 // (kernel_bandwidth_gb_per_s), latency, bytes in flight, knee and SMs' latency spread. `narrow_streams`: the law of a
 // plan the kernel reads with half its warps (Schedule::narrow_streams), which draws the full bandwidth on part of the
-// SMs: no idle SMs' loss. Measured on an H100 (bench/NOTES.md, "v31"), the fitted models with the loss predicted such
+// SMs: no idle SMs' loss, and the kernel's narrow_in_flight_fraction of its bytes in flight. Measured on an H100 (bench/NOTES.md, "v31"), the fitted models with the loss predicted such
 // no-split plans read with 8 warps within 1% (50.1-76.2 us against 50.9-76.0), and with it set to 0 the same plans
 // read with 4 (46.2-73.0 against 46.2-73.5).
 MemoryModel kernel_memory_model(const KernelModel& kernel, const DeviceSpec& device, bool narrow_streams = false);

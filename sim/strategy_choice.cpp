@@ -1,8 +1,10 @@
 #include "strategy_choice.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
+#include "core/live_plan.hpp"
 #include "core/walker.hpp"
 #include "makespan.hpp"
 
@@ -25,7 +27,9 @@ public:
     Weigher(const Problem& problem, const DeviceSpec& planned, const KernelModel& kernel, std::int64_t bytes_per_element, const PlanOptions& base,
             Weighing weighing, PlannedLengths lengths)
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
-          lengths_(lengths), kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {}
+          lengths_(lengths), kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {
+        if (lengths_ == PlannedLengths::up_to_the_problems) ragged_ = {ragged_lengths(problem, 1), ragged_lengths(problem, 2)};
+    }
 
     // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns it.
     Schedule weigh_default(const DefaultPlan& d) {
@@ -48,7 +52,7 @@ public:
     // made (MakespanModel::lower_bound_ns: the K and V every plan reads, on at most that many SMs). Most such plans
     // lose on large problems, where making one (stream-k's search at a grid) costs more than weighing it.
     void weigh_unless_bounded(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
-        if (weighing_ == Weighing::bounded && !choice_.candidates.empty()) {
+        if (weighing_ == Weighing::bounded && !choice_.candidates.empty() && !for_capacity()) {
             const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * splits : grid;
             const double least = model_.lower_bound_ns(kv_bytes_, ctas);
             if (least >= limit(margin)) {
@@ -89,7 +93,13 @@ private:
         StrategyCandidate candidate{o, plan.grid, plan.splits};
         candidate.tile_rows = tile_rows;
         const bool same_as_choice = tile_rows == 0 && o.strategy == Strategy::no_split && choice_runs_as_no_split_;
-        if (same_as_choice) {
+        if (for_capacity()) {
+            // No bound holds the mean of the steps' times, and at live lengths the plans no-split shares at the capacity
+            // part: every plan is played in full, at each of the lengths.
+            double ns = model_.makespan_ns(plan, bytes_);
+            for (const std::vector<std::int64_t>& live : ragged_) ns += model_.makespan_ns(live_schedule(plan, live), bytes_);
+            candidate.predicted_us = ns / static_cast<double>(1 + ragged_.size()) / 1e3;
+        } else if (same_as_choice) {
             candidate.predicted_us = choice_.predicted_us;  // the choice so far is this very plan, run as stream-k
         } else if (choice_.candidates.empty() || weighing_ == Weighing::every_plan) {
             candidate.predicted_us = model_.makespan_ns(plan, bytes_) / 1e3;
@@ -103,12 +113,12 @@ private:
             candidate.predicted_us = t.ns / 1e3;
             candidate.simulated = t.simulated;
         }
-        if (tile_rows == 0 && o.strategy == Strategy::no_split && candidate.simulated) no_split_us_ = candidate.predicted_us;
+        if (tile_rows == 0 && o.strategy == Strategy::no_split && candidate.simulated && !for_capacity()) no_split_us_ = candidate.predicted_us;
         choice_.candidates.push_back(candidate);
         // No-split's plan run as stream-k (one whole output per CTA) is no-split's in the model; on an H100 no-split's own
         // kernel path ran it as fast (0.99-1.00x in `cuda bench`) or faster (1.20x on a ragged batch of 384 such CTAs,
         // the calibration's training sweep), never slower beyond noise; so no-split takes it.
-        const bool takes_same_plan = same_as_choice && lengths_ == PlannedLengths::the_problems;  // PlannedLengths says why
+        const bool takes_same_plan = same_as_choice && !for_capacity();  // for a capacity the two are weighed apart
         if (choice_.candidates.size() == 1 || takes_same_plan || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_runs_as_no_split_ = tile_rows == 0 && o.strategy == Strategy::stream_k && runs_as_no_split(plan);
             choice_.options = o;
@@ -117,6 +127,8 @@ private:
             choice_.predicted_us = candidate.predicted_us;
         }
     }
+
+    bool for_capacity() const { return lengths_ == PlannedLengths::up_to_the_problems; }
 
     // beats() asks us < chosen · (1 − margin); a bound reaching this (a hair above, for the rounding of ns to us)
     // rules that out.
@@ -129,6 +141,7 @@ private:
     PlanOptions base_;
     Weighing weighing_;
     PlannedLengths lengths_;
+    std::vector<std::vector<std::int64_t>> ragged_;  // for a capacity: the live lengths each plan is also played at
     StrategyChoice choice_;
     double kv_bytes_;           // the problem's K and V: what every plan reads at least
     std::int64_t outputs_;      // the problem's output tiles
@@ -137,6 +150,23 @@ private:
 };
 
 }  // namespace
+
+std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t draw) {
+    std::vector<std::int64_t> live(problem.ctx.size());
+    std::uint64_t state = draw * 0x9E3779B97F4A7C15ull;
+    for (std::size_t b = 0; b < live.size(); ++b) {
+        // splitmix64: the same draws on every platform, unlike the standard library's distributions
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+        const double share = 1.0 / 16.0 + 15.0 / 16.0 * u;
+        const auto at = static_cast<std::int64_t>(std::ceil(share * static_cast<double>(problem.ctx[b])));
+        live[b] = std::clamp(at, problem.q_len, problem.ctx[b]);
+    }
+    return live;
+}
 
 bool runs_as_no_split(const Schedule& plan) {
     return (plan.strategy == Strategy::fixed_split && plan.splits == 1) || (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);

@@ -12,10 +12,11 @@
 // stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
 // wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
-// simulate() gives), paid once when a plan is made for a cache's capacity, not at every decode step.
+// simulate() gives) at the problem's lengths, or, for a plan made for a cache's capacity (PlannedLengths), the mean of
+// its makespans there and at two draws of ragged live lengths below; paid once when the plan is made, not every step.
 //
-// What it costs (bench_auto_speed, the 100 held-out problems of the H100 sweep, one core of a 2-core machine): a
-// median of 0.12-0.18 ms (0.18-0.25 ms before the plan-free bound, 0.6 ms before the weighing was bounded). A plan
+// What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
+// a median of 69-74 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded). A plan
 // that cannot win is not made at all where a bound that needs no plan rules it out (MakespanModel::lower_bound_ns:
 // the K and V any plan reads, on that many CTAs), else played only until a sound lower bound of its makespan rules
 // it out, or not at all (Weighing below): the choice and its predicted time are those of playing every plan in full.
@@ -44,7 +45,7 @@ struct StrategyChoice {
     PlanOptions options;                       // what to plan with: the chosen strategy, its splits or grid
     std::int64_t splits = 1;                   // the chosen plan's
     std::int64_t tile_rows = 0;                // plan the problem with this many query rows per output tile; 0: its own
-    double predicted_us = 0.0;
+    double predicted_us = 0.0;                 // its simulated time (for a capacity: the mean over the lengths, PlannedLengths)
     std::vector<StrategyCandidate> candidates;  // every plan weighed, in the order above
 };
 
@@ -99,13 +100,20 @@ inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
 
 // What lengths the plan will run at: the problem's own (`leanattn cuda bench`, a report), or any up to them (a plan made
-// for a cache's capacity, DecodePlan's, whose steps run at the live lengths). Where stream-k's plan gives every CTA one
-// whole output it is no-split's, and for the problem's own lengths no-split takes it (its kernel path ran it as fast or
-// faster on an H100). At live lengths below a capacity the two differ: stream-k's walk spreads the live LeanTiles over
-// its CTAs, no-split's CTAs keep one output each; in a decode loop at Llama-3-8B's shape (batch 16, prompts of
-// 512-4096 tokens, a capacity of 4,226) no-split ran 2.3% behind stream-k (staged steps; 1.0% reading the lengths on the
-// device), so for a capacity the tie goes to stream-k.
+// for a cache's capacity, DecodePlan's, whose steps run at the live lengths). For a capacity each plan is weighed by
+// the mean of its simulated times at the capacity and at two draws of ragged_lengths below it (the steps core's
+// live_schedule derives), every plan played in full: the strategies part at ragged live lengths, which a cache goes
+// through far more often than full. Measured on an H100 (bench/gpu/ragged_live.py, every model at B=8 of 4096 and
+// B=32 of 2048, live lengths uniform in 1/16-1 of that): at B=8 stream-k ran 12-16% ahead of no-split on 64 SMs (the
+// longest requests' CTAs stream alone, with half the warps: narrow_in_flight_fraction) where the two tie at the
+// capacity; at B=32 no-split's waves ran 13-35% ahead of stream-k's live walk, which at the capacity they tie with too.
+// Evenly spread lengths (a low-discrepancy sequence) hid most of the B=32 gap (5% predicted where random ones give 16%,
+// as measured): the draws are random, from a fixed seed.
 enum class PlannedLengths { the_problems, up_to_the_problems };
+
+// Live lengths a plan for a capacity is also weighed at: request b at (1/16 + 15/16 · u) of its capacity (at least
+// q_len), u uniform in [0, 1) from a fixed generator seeded with `draw`.
+std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t draw);
 
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.

@@ -5,10 +5,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
 
 #include "core/live_plan.hpp"
 #include "core/tensor_layout.hpp"
 #include "core/walker.hpp"
+#include "decode_shape.hpp"
 #include "random_problems.hpp"
 
 using namespace leanattn;
@@ -210,4 +212,39 @@ TEST_CASE("tiles_for and fixed_split_chunk at their edges") {
     CHECK(plan::fixed_split_chunk(0, 4) == 1);  // an all-empty step still walks
     CHECK(plan::fixed_split_chunk(9, 4) == 3);
     CHECK(plan::fixed_split_chunk(8, 4) == 2);
+}
+
+TEST_CASE("live_schedule: the step at live lengths as a schedule, its view the live view") {
+    auto rng = seeded_rng(23);
+    for (int i = 0; i < 300; ++i) {
+        const Problem p = random_problem(rng, 100000);
+        const DeviceSpec d = random_device(rng);
+        const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::padded);
+        std::vector<std::int32_t> lengths(t.seqlens.size());
+        std::vector<std::int64_t> live(lengths.size());
+        for (std::size_t b = 0; b < lengths.size(); ++b) {
+            live[b] = std::uniform_int_distribution<std::int64_t>(p.q_len, p.ctx[b])(rng);
+            lengths[b] = static_cast<std::int32_t>(live[b]);
+        }
+        for (Strategy strategy : all_strategies) {
+            const Schedule s = make_schedule(p, d, PlanOptions{.strategy = strategy});
+            CAPTURE(i, describe(p, d), strategy_name(strategy));
+            const LiveArrays expected = live_arrays(s, t.views.kv, lengths);
+            const Schedule step = live_schedule(s, live);
+            const PlanView v = step.view();
+            REQUIRE(step.problem.ctx == live);
+            REQUIRE(step.request_tiles == expected.tiles);
+            REQUIRE(step.request_offset == expected.offset);
+            REQUIRE(v.total_tiles == expected.view.total_tiles);
+            REQUIRE(v.chunk == expected.view.chunk);
+            REQUIRE(v.snap == expected.view.snap);
+            REQUIRE(v.strategy == expected.view.strategy);
+            REQUIRE(v.grid == s.grid);
+            REQUIRE(v.splits == s.splits);
+            REQUIRE(step.launches == s.launches);
+        }
+    }
+    const Schedule s = make_schedule(decode_shape(2, 8, 2, 128, 1000), DeviceSpec{}, PlanOptions{});
+    CHECK_THROWS(live_schedule(s, {}));          // one length per request
+    CHECK_THROWS(live_schedule(s, {500, 1001}));  // none beyond its capacity
 }

@@ -163,12 +163,14 @@ TEST_CASE("lower_bound_ns: below the makespan of every plan of that many CTAs, a
 }
 
 
-TEST_CASE("a plan the kernel reads with half its warps plays on its law without the idle SMs' loss, in both players") {
+TEST_CASE("a plan the kernel reads with half its warps plays on its law: no idle SMs' loss, fewer bytes in flight, in both players") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel fitted = app::load_kernel("leanattn-h100", h100);
     REQUIRE(fitted.idle_sms_bandwidth_loss > 0.0);
-    sim::KernelModel no_loss = fitted;
+    REQUIRE(fitted.narrow_in_flight_fraction < 1.0);
+    sim::KernelModel no_loss = fitted;  // the narrow law, as a wide one
     no_loss.idle_sms_bandwidth_loss = 0.0;
+    no_loss.bytes_in_flight_per_sm *= fitted.narrow_in_flight_fraction;
     const DeviceSpec planned = sim::device_for_kernel(h100, fitted);
     const sim::MakespanModel model(fitted, planned);
     // Llama-3-8B B=8 at 4k: no-split on 64 of the 132 SMs, read with half the warps.
@@ -177,7 +179,8 @@ TEST_CASE("a plan the kernel reads with half its warps plays on its law without 
     Schedule wide = narrow;
     wide.narrow_streams = false;
     const double narrow_ns = model.makespan_ns(narrow, 2);
-    CHECK(narrow_ns == Approx(sim::MakespanModel(no_loss, planned).makespan_ns(wide, 2)).epsilon(1e-12));
+    // (Not to the last bit: a segment's pipeline fill still counts the kernel's whole window of bytes in flight.)
+    CHECK(narrow_ns == Approx(sim::MakespanModel(no_loss, planned).makespan_ns(wide, 2)).epsilon(1e-3));
     CHECK(narrow_ns == Approx(full_simulation_ns(narrow, fitted, 2)).epsilon(1e-9));
     CHECK(model.makespan_ns(wide, 2) == Approx(full_simulation_ns(wide, fitted, 2)).epsilon(1e-9));
     CHECK(narrow_ns < 0.97 * model.makespan_ns(wide, 2));  // 64 of 132 SMs: the loss is worth several percent

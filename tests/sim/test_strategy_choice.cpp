@@ -5,8 +5,10 @@
 #include <algorithm>
 
 #include "apps/data_catalog.hpp"
+#include "core/live_plan.hpp"
 #include "decode_shape.hpp"
 #include "random_problems.hpp"
+#include "sim/makespan.hpp"
 #include "sim/simulation.hpp"
 #include "sim/strategy_choice.hpp"
 
@@ -310,14 +312,26 @@ TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes n
         CHECK(c.options.strategy == Strategy::no_split);
         CHECK(c.predicted_us == c.candidates[0].predicted_us);
     }
-    // For a cache's capacity the tie goes the other way: stream-k's walk follows the live lengths, no-split's CTAs do not.
+    // For a cache's capacity the two are weighed apart, each by its mean time at the capacity and at two draws of ragged
+    // live lengths (the steps live_schedule derives), where stream-k's walk and no-split's waves differ.
+    const DeviceSpec planned = sim::device_for_kernel(h100, host);
+    const sim::MakespanModel model(host, planned);
+    const auto mean_us = [&](const Schedule& plan) {
+        double ns = model.makespan_ns(plan, 2);
+        for (std::uint64_t draw : {1, 2}) ns += model.makespan_ns(live_schedule(plan, sim::ragged_lengths(p, draw)), 2);
+        return ns / 3e3;
+    };
+    const double stream_k_us = mean_us(make_schedule(p, planned, {.strategy = Strategy::stream_k}));
+    const double no_split_us = mean_us(make_schedule(p, planned, {.strategy = Strategy::no_split}));
+    CHECK(stream_k_us != Approx(no_split_us).epsilon(1e-3));
     for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
         const sim::StrategyChoice c = sim::choose_strategy(p, h100, host, 2, PlanOptions{}, true, weighing, sim::PlannedLengths::up_to_the_problems);
         REQUIRE(c.candidates.size() >= 2);
-        CHECK(c.candidates[1].predicted_us == c.candidates[0].predicted_us);
-        CHECK(c.options.strategy == Strategy::stream_k);
-        CHECK(c.options.grid == 0);  // the aligned rule's own grid: one whole output per CTA
-        CHECK(c.predicted_us == c.candidates[0].predicted_us);
+        CHECK(c.candidates[0].predicted_us == Approx(stream_k_us).epsilon(1e-12));
+        CHECK(c.candidates[1].predicted_us == Approx(no_split_us).epsilon(1e-12));
+        CHECK(std::all_of(c.candidates.begin(), c.candidates.end(), [](const sim::StrategyCandidate& k) { return k.simulated; }));
+        if (sim::beats(no_split_us, stream_k_us, sim::no_split_margin)) CHECK(c.predicted_us <= no_split_us);
+        else CHECK(c.options.strategy != Strategy::no_split);
     }
     // Where stream-k's plan splits outputs, no-split still has to win by its margin.
     const Problem split = decode_shape(1, 32, 8, 128, 16384);

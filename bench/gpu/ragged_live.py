@@ -1,0 +1,187 @@
+"""Plans made for a cache's capacity, run at ragged live lengths below it: what a serving engine's steps look like, and
+what models.py (uniform lengths at the capacity) cannot show. Per model of data/models, a batch at a capacity, the
+live lengths drawn with fixed seeds (--draws of them per shape), uniform in [capacity / 16, capacity]:
+    leanattn/auto, leanattn/stream-k, leanattn/no-split, leanattn/fixed-split
+        leanattn.DecodePlan made for the capacity (the default strategy is auto), each step a host-lengths step at
+        the live lengths (run(host_seqlens=...)), and auto as a step reading its lengths on the device (auto-device)
+    sdpa/cudnn  scaled_dot_product_attention on the cache cut to the longest live request, a boolean mask per request
+Every output is NaN-poisoned, computed once and checked against float64 at the live lengths before it is timed
+(timing.py: graph replay after an L2 flush, median; peers in two mirrored blocks, as models.py times them).
+
+usage (GPU machine, repository root, LEANATTN_LIBRARY pointing at libleanattn.so):
+    python3 bench/gpu/ragged_live.py --out OUT [--models a,b] [--shapes 8x4096,32x2048] [--draws 3] [--reps 60]
+Writes OUT/ragged.jsonl and OUT/ragged.txt: per shape and draw each plan's time; then, per shape over its draws
+(geometric means), each plan's time over the best of stream-k, no-split and fixed-split, auto's among them.
+"""
+import argparse
+import json
+import math
+import pathlib
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from inputs import TOLERANCE, rel_l2  # noqa: E402
+from models import Case, load_models  # noqa: E402
+from stats import geomean, summarize  # noqa: E402
+from timing import Timer  # noqa: E402
+
+
+class RaggedCase(Case):
+    """models.py's Case at the capacity, with live lengths below it."""
+
+    def __init__(self, model, batch, capacity, dtype_name, draw=1):
+        super().__init__(model, batch, capacity, 1, dtype_name)
+        self.draw = draw
+        g = torch.Generator().manual_seed(draw)
+        self.live = torch.randint(capacity // 16, capacity + 1, (batch,), generator=g, dtype=torch.int32)
+        self.seqlens = self.live.to("cuda")
+
+    @property
+    def name(self):
+        return f"{self.model['name']}-b{self.batch}-cap{self.ctx}-ragged-{self.dtype_name}-draw{self.draw}"
+
+    @property
+    def live_bytes(self):
+        return 2 * int(self.live.sum()) * self.hkv * self.d * self.k.element_size()
+
+    def reference(self):
+        g = self.hq // self.hkv
+        out = torch.empty(self.batch, 1, self.hq, self.d, dtype=torch.float64, device="cuda")
+        for b in range(self.batch):
+            n = int(self.live[b])
+            for h in range(self.hkv):
+                q = self.q[b, 0, h * g:(h + 1) * g].double()
+                s = q @ self.k[b, h, :n].double().T / math.sqrt(self.d)
+                out[b, 0, h * g:(h + 1) * g] = torch.softmax(s, dim=-1) @ self.v[b, h, :n].double()
+        return out
+
+
+def leanattn_peer(strategy, device_lengths=False):
+    def prepare(case):
+        import leanattn
+        k, v = case.k.transpose(1, 2), case.v.transpose(1, 2)  # (B, N, Hkv, d) views of the capacity
+        plan = leanattn.DecodePlan(case.q, k, v, None, strategy=strategy, lengths="device" if device_lengths else "host")
+        out = torch.empty_like(case.q)
+        host = None if device_lengths else case.live.clone()
+
+        def run():
+            plan.run(case.q, k, v, case.seqlens, None, out=out, check_lengths=False, host_seqlens=host)
+            return out
+
+        run.poison = lambda: out.fill_(float("nan"))
+        run.keep = (plan, k, v)
+        run.plan = plan.to_dict()
+        return run
+    return f"leanattn/{strategy}" + ("-device" if device_lengths else ""), prepare
+
+
+def cudnn_peer(case):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    n = int(case.live.max())
+    q = case.q.transpose(1, 2).contiguous()  # (B, Hq, 1, d)
+    k, v = case.k[:, :, :n], case.v[:, :, :n]
+    mask = (torch.arange(n, device="cuda")[None, :] < case.seqlens[:, None])[:, None, None, :]  # (B, 1, 1, n)
+
+    def run():
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=case.hq != case.hkv)
+        return out.transpose(1, 2)
+
+    run.poison = lambda: None
+    return run
+
+
+PEERS = [leanattn_peer(s) for s in ("auto", "stream-k", "no-split", "fixed-split")] + [leanattn_peer("auto", device_lengths=True)]
+
+
+def measure(case, timer, reps):
+    ref = case.reference()
+    records, ready = [], []
+    for name, prepare in PEERS + [("sdpa/masked", cudnn_peer)]:
+        rec = {"kind": "ragged", "shape": case.name, "model": case.model["name"], "peer": name, "batch": case.batch, "capacity": case.ctx,
+               "draw": case.draw, "live": case.live.tolist(), "dtype": case.dtype_name, "live_kv_bytes": case.live_bytes}
+        records.append(rec)
+        try:
+            run = prepare(case)
+            run.poison()
+            err = rel_l2(run(), ref)
+            rec["rel_l2"] = err
+            if hasattr(run, "plan"):
+                rec["plan"] = {k: run.plan[k] for k in ("strategy", "grid", "launches")}
+            if not err <= TOLERANCE[case.dtype_name]:
+                rec["failed"] = f"rel. L2 {err:.3g} against float64"
+            else:
+                graph, _, _ = timer.capture(run)
+                ready.append((rec, run, graph))
+        except Exception as e:
+            rec["refused"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+        torch.cuda.synchronize()
+    times = {id(rec): [] for rec, _, _ in ready}
+    for block in (ready, ready[::-1]):
+        for rec, run, graph in block:
+            times[id(rec)] += timer.samples(run, max(reps // 2, 1), graph)
+    for rec, _, _ in ready:
+        rec.update(summarize(times[id(rec)]))
+    return records
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, type=pathlib.Path)
+    ap.add_argument("--models", default="")
+    ap.add_argument("--shapes", default="8x4096,32x2048", help="BATCHxCAPACITY, comma-separated")
+    ap.add_argument("--draws", type=int, default=3, help="live-length draws per shape (seeds 1..N)")
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"])
+    ap.add_argument("--reps", type=int, default=60)
+    a = ap.parse_args(argv)
+    a.out.mkdir(parents=True, exist_ok=True)
+    timer = Timer()
+    shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes.split(",") if s]
+    rows = []
+    by_shape = {}  # (model, batch, capacity) -> peer -> [median per draw]
+    t0 = time.time()
+    with open(a.out / "ragged.jsonl", "w") as log:
+        log.write(json.dumps({"kind": "machine", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+                              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}) + "\n")
+        for model in load_models(set(filter(None, a.models.split(",")))):
+            for batch, capacity in shapes:
+                for draw in range(1, a.draws + 1):
+                    case = RaggedCase(model, batch, capacity, a.dtype, draw)
+                    recs = measure(case, timer, a.reps)
+                    for rec in recs:
+                        log.write(json.dumps(rec) + "\n")
+                    log.flush()
+                    t = {r["peer"]: r for r in recs}
+                    for peer, r in t.items():
+                        if r.get("median_us"):
+                            by_shape.setdefault((model["name"], batch, capacity), {}).setdefault(peer, []).append(r["median_us"])
+                    plan = t.get("leanattn/auto", {}).get("plan", {})
+                    cells = " ".join(f"{p.split('/')[1]} {t[p]['median_us']:.1f}" if t[p].get("median_us") else f"{p.split('/')[1]} -" for p in t)
+                    rows.append(f"{case.name:50} auto={plan.get('strategy')}/{plan.get('grid')}  {cells}")
+                    print(f"[{time.time() - t0:5.0f} s] {rows[-1]}", flush=True)
+                    del case
+                    torch.cuda.empty_cache()
+    # Per shape, over its draws: each plan's time against the best of the three strategies.
+    plans = ("leanattn/auto", "leanattn/stream-k", "leanattn/no-split", "leanattn/fixed-split")
+    summary, over_best = [], {p: [] for p in plans}
+    for (name, batch, capacity), peers in by_shape.items():
+        if not all(len(peers.get(p, [])) == a.draws for p in plans):
+            continue
+        best = min(geomean(peers[p]) for p in plans[1:])
+        ratios = {p: geomean(peers[p]) / best for p in plans}
+        for p in plans:
+            over_best[p].append(ratios[p])
+        summary.append(f"{name:16} B={batch:<3} capacity {capacity:6}: " + "  ".join(f"{p.split('/')[1]} {ratios[p]:.3f}" for p in plans))
+    totals = "; ".join(f"{p.split('/')[1]} {geomean(v):.3f} (worst {max(v):.3f}, beyond 3% on {sum(r > 1.03 for r in v)})" for p, v in over_best.items() if v)
+    text = "\n".join(rows) + "\n\nover the best of stream-k, no-split and fixed-split (geometric mean over the draws):\n" + "\n".join(summary) + \
+        f"\n\nall shapes ({len(summary)}), geometric mean over the best: {totals}\n"
+    (a.out / "ragged.txt").write_text(text)
+    print(text[text.index("over the best"):])
+
+
+if __name__ == "__main__":
+    main()
