@@ -138,6 +138,22 @@ PEERS = ([leanattn_peer(s) for s in ("stream-k", "auto", "no-split", "fixed-spli
          + [sdpa_peer(b) for b in ("flash", "cudnn", "efficient")])
 
 
+def refusal(e):
+    """A peer's refusal of a shape, in its own words (the first line)."""
+    return f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+
+
+def time_mirrored(timer, ready, reps):
+    """Times every (record, run, graph) of `ready` in two blocks of reps / 2, in order and then reversed (A B … B A), and
+    puts each one's stats over both blocks into its record."""
+    times = {id(rec): [] for rec, _, _ in ready}
+    for block in (ready, ready[::-1]):
+        for rec, run, graph in block:
+            times[id(rec)] += timer.samples(run, max(reps // 2, 1), graph)
+    for rec, _, _ in ready:
+        rec.update(summarize(times[id(rec)]))
+
+
 def measure(case, timer, reps, copy_gbps):
     """Every peer's record for one shape: each peer checked against float64 and captured first, then all timed in
     two blocks of reps / 2, the peers in one order and then the reverse (A B … B A), so that no peer pays for going
@@ -162,14 +178,10 @@ def measure(case, timer, reps, copy_gbps):
                 rec["method"] = "graph" if graph is not None else "eager"
                 ready.append((rec, run, graph))
         except Exception as e:  # a peer that refuses the shape: recorded in its own words
-            rec["refused"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            rec["refused"] = refusal(e)
         torch.cuda.synchronize()
-    times = {id(rec): [] for rec, _, _ in ready}
-    for block in (ready, ready[::-1]):
-        for rec, run, graph in block:
-            times[id(rec)] += timer.samples(run, max(reps // 2, 1), graph)
+    time_mirrored(timer, ready, reps)
     for rec, _, _ in ready:
-        rec.update(summarize(times[id(rec)]))
         rec["floor_fraction"] = case.kv_bytes / (copy_gbps * 1e3) / rec["median_us"]
     return records
 

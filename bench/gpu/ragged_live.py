@@ -24,8 +24,8 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from inputs import TOLERANCE, rel_l2  # noqa: E402
-from models import Case, load_models  # noqa: E402
-from stats import geomean, summarize  # noqa: E402
+from models import Case, load_models, refusal, time_mirrored  # noqa: E402
+from stats import geomean  # noqa: E402
 from timing import Timer  # noqa: E402
 
 
@@ -118,14 +118,9 @@ def measure(case, timer, reps):
                 graph, _, _ = timer.capture(run)
                 ready.append((rec, run, graph))
         except Exception as e:
-            rec["refused"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            rec["refused"] = refusal(e)
         torch.cuda.synchronize()
-    times = {id(rec): [] for rec, _, _ in ready}
-    for block in (ready, ready[::-1]):
-        for rec, run, graph in block:
-            times[id(rec)] += timer.samples(run, max(reps // 2, 1), graph)
-    for rec, _, _ in ready:
-        rec.update(summarize(times[id(rec)]))
+    time_mirrored(timer, ready, reps)
     return records
 
 
