@@ -35,7 +35,7 @@ public:
     Schedule weigh_default(const DefaultPlan& d) {
         const PlanOptions o = options(d.strategy, 0, 0);
         Schedule plan = planner_.make(o);
-        consider(plan, o, default_plan_margin(d, plan), 0);
+        consider(plan, o, for_capacity() && d.strategy == Strategy::no_split ? capacity_no_split_margin : default_plan_margin(d, plan), 0);
         return plan;
     }
 

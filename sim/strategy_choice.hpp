@@ -111,6 +111,12 @@ inline constexpr double half_tile_margin = -0.05;
 // as measured): the draws are random, from a fixed seed.
 enum class PlannedLengths { the_problems, up_to_the_problems };
 
+// No-split's margin over stream-k for a capacity (no_split_margin's 3% stands for near-ties at the problem's lengths).
+// Weighed with ragged lengths, the model puts no-split 1.5-2.5% ahead of stream-k on B=32 GQA shapes where the GPU ran
+// it 9-26% ahead (bench/gpu/ragged_live.py, three draws each): at 3% auto kept stream-k on 11 of 40 shapes there and
+// ran 1.033x the best strategy per shape, at 1% 1.001x, with no shape of B=8 moved (stream-k 12-20% ahead there).
+inline constexpr double capacity_no_split_margin = 0.01;
+
 // Live lengths a plan for a capacity is also weighed at: request b at (1/16 + 15/16 · u) of its capacity (at least
 // q_len), u uniform in [0, 1) from a fixed generator seeded with `draw`.
 std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t draw);

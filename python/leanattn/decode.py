@@ -130,8 +130,8 @@ class DecodePlan:
     strategy: "auto" (the default) weighs stream-k, fixed-split and no-split plans (and their grids and split counts)
     on the device file's kernel model, each by its mean predicted time at the capacity and at two draws of ragged live
     lengths below it, and takes the fastest; "stream-k" (the aligned rule), "fixed-split" or "no-split" plan that
-    strategy only. On an H100, with ragged live lengths, auto ran 1.03x the best of the three per shape (geometric
-    mean over 40 model shapes) where stream-k ran 1.09x; README "Python".
+    strategy only. On an H100, with ragged live lengths, auto ran 1.001x the best of the three per shape (geometric
+    mean over 60 model shapes) where stream-k ran 1.14x; README "Python".
 
     tile_rows: query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV head
     with more is cut into row blocks that each read its K and V. 0 is 16, one tensor-core tile: the best over

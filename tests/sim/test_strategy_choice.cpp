@@ -330,7 +330,7 @@ TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes n
         CHECK(c.candidates[0].predicted_us == Approx(stream_k_us).epsilon(1e-12));
         CHECK(c.candidates[1].predicted_us == Approx(no_split_us).epsilon(1e-12));
         CHECK(std::all_of(c.candidates.begin(), c.candidates.end(), [](const sim::StrategyCandidate& k) { return k.simulated; }));
-        if (sim::beats(no_split_us, stream_k_us, sim::no_split_margin)) CHECK(c.predicted_us <= no_split_us);
+        if (sim::beats(no_split_us, stream_k_us, sim::capacity_no_split_margin)) CHECK(c.predicted_us <= no_split_us);
         else CHECK(c.options.strategy != Strategy::no_split);
     }
     // Where stream-k's plan splits outputs, no-split still has to win by its margin.
