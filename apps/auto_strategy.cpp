@@ -36,7 +36,9 @@ std::string label(const PlanOptions& o, std::int64_t splits, std::int64_t tile_r
 std::string describe_auto(const AutoChoice& a) {
     std::ostringstream out;
     out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options, a.choice.splits, a.choice.tile_rows) << ", predicted " << a.choice.predicted_us << " us under kernel model "
-        << a.kernel.name << " (";
+        << a.kernel.name;
+    if (a.choice.planned == sim::PlannedLengths::up_to_the_problems) out << ", each plan's mean at the capacity and two draws of ragged lengths below it";
+    out << " (";
     for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
         const sim::StrategyCandidate& c = a.choice.candidates[i];
         out << (i ? ", " : "") << label(c.options, c.splits, c.tile_rows) << (c.simulated ? " " : " >") << c.predicted_us;  // >: a bound ruled it out

@@ -89,6 +89,9 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("stream-k-rule", po::value(&f.stream_k_rule)->default_value(f.stream_k_rule),
          "stream-k only: aligned (CTA starts move onto output boundaries where a cost model says it pays) | paper (the published plan)")
         ("snap", po::value(&f.snap), "stream-k aligned only, for experiments: LeanTiles a CTA start may move onto an output boundary (0 = the paper's plan)")
+        ("plan-for", po::value(&f.plan_for)->default_value(f.plan_for),
+         "--strategy auto: lengths (weigh the plans at --ctx) or capacity (--ctx is a cache's capacity whose steps run at live lengths up to it: "
+         "weigh each plan there and at ragged lengths below, as the library's DecodePlan does)")
         ("ctas-per-sm", po::value(&f.ctas_per_sm), "override the device's resident CTAs per SM")
         ("format", po::value(&f.format)->default_value(f.format), formats.c_str())
         ("output,o", po::value(&f.output), "write to FILE instead of stdout (written whole or not at all)")
@@ -164,6 +167,8 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (automatic && (!f.splits.empty() || !f.grid.empty() || !f.snap.empty())) {
         throw InputError("--strategy auto", "chooses the strategy and its splits itself: leave out --splits, --grid and --snap");
     }
+    if (f.plan_for != "lengths" && f.plan_for != "capacity") throw InputError("--plan-for " + f.plan_for, "expected lengths or capacity");
+    if (f.plan_for == "capacity" && !automatic) throw InputError("--plan-for capacity", "only applies to --strategy auto (the other strategies plan the same either way)");
     if (!f.splits.empty()) {
         if (r.plan.strategy != Strategy::fixed_split || r.strategies.size() > 1) throw InputError("--splits", "only applies to --strategy fixed-split");
         r.plan.splits = parse_positive("--splits", f.splits);
@@ -190,7 +195,8 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     if (automatic) {
         // Weighed with the kernel's CTAs per SM, which the plan shown and run then takes, unless --ctas-per-sm fixes them.
         const bool fixed_ctas = !f.ctas_per_sm.empty();
-        r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas, f.step_lengths);  // K and V in fp16/bf16, as the GPU kernels read them
+        const sim::PlannedLengths planned = f.plan_for == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
+        r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas, f.step_lengths, planned);  // K and V in fp16/bf16, as the GPU kernels read them
         r.plan = r.auto_choice->choice.options;
         if (r.auto_choice->choice.tile_rows > 0) p.tile_rows = r.auto_choice->choice.tile_rows;  // a KV head's rows in two tiles
         r.strategies = {r.plan.strategy};

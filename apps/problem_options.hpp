@@ -39,6 +39,7 @@ struct ProblemFlags {
     std::string grid;       // empty: resident CTAs
     std::string stream_k_rule = "aligned";
     std::string snap;       // empty: the aligned rule's cost model chooses
+    std::string plan_for = "lengths";  // --strategy auto: "lengths" (these) or "capacity" (live lengths up to them)
     std::string ctas_per_sm;
     std::string format = "text";
     std::string output;     // -o FILE; empty: stdout

@@ -29,6 +29,7 @@ public:
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
           lengths_(lengths), kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {
         if (lengths_ == PlannedLengths::up_to_the_problems) ragged_ = {ragged_lengths(problem, 1), ragged_lengths(problem, 2)};
+        choice_.planned = lengths_;
     }
 
     // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns it.

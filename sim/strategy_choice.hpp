@@ -33,6 +33,18 @@
 
 namespace leanattn::sim {
 
+// What lengths the plan will run at: the problem's own (`leanattn cuda bench`, a report), or any up to them (a plan made
+// for a cache's capacity, DecodePlan's, whose steps run at the live lengths). For a capacity each plan is weighed by
+// the mean of its simulated times at the capacity and at two draws of ragged_lengths below it (the steps core's
+// live_schedule derives), every plan played in full: the strategies part at ragged live lengths, which a cache goes
+// through far more often than full. Measured on an H100 (bench/gpu/ragged_live.py, every model at B=8 of 4096 and
+// B=32 of 2048, live lengths uniform in 1/16-1 of that): at B=8 stream-k ran 12-16% ahead of no-split on 64 SMs (the
+// longest requests' CTAs stream alone, with half the warps: narrow_in_flight_fraction) where the two tie at the
+// capacity; at B=32 no-split's waves ran 13-35% ahead of stream-k's live walk, which at the capacity they tie with too.
+// Evenly spread lengths (a low-discrepancy sequence) hid most of the B=32 gap (5% predicted where random ones give 16%,
+// as measured): the draws are random, from a fixed seed.
+enum class PlannedLengths { the_problems, up_to_the_problems };
+
 struct StrategyCandidate {
     PlanOptions options;
     std::int64_t grid = 0;
@@ -47,6 +59,7 @@ struct StrategyChoice {
     std::int64_t splits = 1;                   // the chosen plan's
     std::int64_t tile_rows = 0;                // plan the problem with this many query rows per output tile; 0: its own
     double predicted_us = 0.0;                 // its simulated time (for a capacity: the mean over the lengths, PlannedLengths)
+    PlannedLengths planned = PlannedLengths::the_problems;  // the lengths it was weighed for
     std::vector<StrategyCandidate> candidates;  // every plan weighed, in the order above
 };
 
@@ -100,17 +113,6 @@ inline constexpr std::int64_t half_tile_rows = 8;
 inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
 
-// What lengths the plan will run at: the problem's own (`leanattn cuda bench`, a report), or any up to them (a plan made
-// for a cache's capacity, DecodePlan's, whose steps run at the live lengths). For a capacity each plan is weighed by
-// the mean of its simulated times at the capacity and at two draws of ragged_lengths below it (the steps core's
-// live_schedule derives), every plan played in full: the strategies part at ragged live lengths, which a cache goes
-// through far more often than full. Measured on an H100 (bench/gpu/ragged_live.py, every model at B=8 of 4096 and
-// B=32 of 2048, live lengths uniform in 1/16-1 of that): at B=8 stream-k ran 12-16% ahead of no-split on 64 SMs (the
-// longest requests' CTAs stream alone, with half the warps: narrow_in_flight_fraction) where the two tie at the
-// capacity; at B=32 no-split's waves ran 13-35% ahead of stream-k's live walk, which at the capacity they tie with too.
-// Evenly spread lengths (a low-discrepancy sequence) hid most of the B=32 gap (5% predicted where random ones give 16%,
-// as measured): the draws are random, from a fixed seed.
-enum class PlannedLengths { the_problems, up_to_the_problems };
 
 // No-split's margin over stream-k for a capacity (no_split_margin's 3% stands for near-ties at the problem's lengths).
 // Weighed with ragged lengths, the model puts no-split 1.5-2.5% ahead of stream-k on B=32 GQA shapes where the GPU ran

@@ -414,6 +414,24 @@ TEST_CASE("schedule and simulate with --strategy auto: choose, say so on stderr,
     CHECK(run_leanattn("schedule --strategy automatic --ctx 100").exit_code == 2);
 }
 
+TEST_CASE("auto for a capacity (--plan-for capacity) weighs the plans as the library's DecodePlan does, at ragged live lengths too") {
+    // Llama-3-8B's attention at 8 requests of 4096 tokens: for these very lengths no-split on 64 SMs with half the warps;
+    // for a cache of that capacity, whose ragged steps it runs 14-16% behind stream-k on an H100, stream-k.
+    const std::string problem = "schedule --strategy auto --model llama-3-8b --batch 8 --ctx 4096 --format json";
+    const auto exact = run_leanattn(problem);
+    const auto capacity = run_leanattn(problem + " --plan-for capacity");
+    REQUIRE(exact.exit_code == 0);
+    REQUIRE(capacity.exit_code == 0);
+    CHECK(json::parse(exact.out)["strategy"] == "no-split");
+    CHECK(json::parse(capacity.out)["strategy"] == "stream-k");
+    CHECK_THAT(capacity.err, Catch::Contains("two draws of ragged lengths"));
+    CHECK_THAT(exact.err, !Catch::Contains("ragged"));
+    const auto other = run_leanattn("schedule --strategy stream-k --plan-for capacity");
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.err, Catch::Contains("--plan-for capacity") && Catch::Contains("--strategy auto"));
+    CHECK(run_leanattn("schedule --strategy auto --plan-for cache").exit_code == 2);
+}
+
 TEST_CASE("auto weighs host-lengths steps with the device's host-lengths kernel model, where the device file names one") {
     using leanattn::app::StepLengths;
     leanattn::DeviceSpec h100 = leanattn::app::load_device("h100-sxm");
