@@ -143,6 +143,27 @@ def refusal(e):
     return f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
 
+def check_and_capture(rec, prepare, case, ref, timer):
+    """Prepares one peer for `case`, poisons its output, checks one run against float64 `ref` and captures it in a CUDA
+    graph (eagerly timed where it cannot be): returns (run, graph), or None with `rec` saying why (failed, refused)."""
+    try:
+        run = prepare(case)
+        run.poison()
+        err = rel_l2(run(), ref)
+        rec["rel_l2"] = err
+        if not err <= TOLERANCE[case.dtype_name]:
+            rec["failed"] = f"rel. L2 {err:.3g} against float64 (tolerance {TOLERANCE[case.dtype_name]:g})"
+            return None
+        graph, _, _ = timer.capture(run)
+        rec["method"] = "graph" if graph is not None else "eager"
+        return run, graph
+    except Exception as e:  # a peer that refuses the shape: recorded in its own words
+        rec["refused"] = refusal(e)
+        return None
+    finally:
+        torch.cuda.synchronize()
+
+
 def time_mirrored(timer, ready, reps):
     """Times every (record, run, graph) of `ready` in two blocks of reps / 2, in order and then reversed (A B … B A), and
     puts each one's stats over both blocks into its record."""
@@ -166,20 +187,8 @@ def measure(case, timer, reps, copy_gbps):
                "ctx": case.ctx, "q_len": case.q_len, "q_heads": case.hq, "kv_heads": case.hkv, "head_dim": case.d,
                "dtype": case.dtype_name, "kv_bytes": case.kv_bytes}
         records.append(rec)
-        try:
-            run = prepare(case)
-            run.poison()
-            err = rel_l2(run(), ref)
-            rec["rel_l2"] = err
-            if not err <= TOLERANCE[case.dtype_name]:
-                rec["failed"] = f"rel. L2 {err:.3g} against float64 (tolerance {TOLERANCE[case.dtype_name]:g})"
-            else:
-                graph, _, why = timer.capture(run)
-                rec["method"] = "graph" if graph is not None else "eager"
-                ready.append((rec, run, graph))
-        except Exception as e:  # a peer that refuses the shape: recorded in its own words
-            rec["refused"] = refusal(e)
-        torch.cuda.synchronize()
+        if (checked := check_and_capture(rec, prepare, case, ref, timer)) is not None:
+            ready.append((rec, *checked))
     time_mirrored(timer, ready, reps)
     for rec, _, _ in ready:
         rec["floor_fraction"] = case.kv_bytes / (copy_gbps * 1e3) / rec["median_us"]

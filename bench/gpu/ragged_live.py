@@ -23,8 +23,7 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from inputs import TOLERANCE, rel_l2  # noqa: E402
-from models import Case, load_models, refusal, time_mirrored  # noqa: E402
+from models import Case, check_and_capture, load_models, time_mirrored  # noqa: E402
 from stats import geomean  # noqa: E402
 from timing import Timer  # noqa: E402
 
@@ -110,21 +109,11 @@ def measure(case, timer, reps):
         rec = {"kind": "ragged", "shape": case.name, "model": case.model["name"], "peer": name, "batch": case.batch, "capacity": case.ctx, "q_len": case.q_len,
                "draw": case.draw, "live": case.live.tolist(), "dtype": case.dtype_name, "live_kv_bytes": case.live_bytes}
         records.append(rec)
-        try:
-            run = prepare(case)
-            run.poison()
-            err = rel_l2(run(), ref)
-            rec["rel_l2"] = err
+        if (checked := check_and_capture(rec, prepare, case, ref, timer)) is not None:
+            run, graph = checked
             if hasattr(run, "plan"):
                 rec["plan"] = {k: run.plan[k] for k in ("strategy", "grid", "launches")}
-            if not err <= TOLERANCE[case.dtype_name]:
-                rec["failed"] = f"rel. L2 {err:.3g} against float64"
-            else:
-                graph, _, _ = timer.capture(run)
-                ready.append((rec, run, graph))
-        except Exception as e:
-            rec["refused"] = refusal(e)
-        torch.cuda.synchronize()
+            ready.append((rec, run, graph))
     time_mirrored(timer, ready, reps)
     return records
 

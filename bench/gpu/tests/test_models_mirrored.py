@@ -54,3 +54,29 @@ def test_peers_are_timed_in_mirrored_blocks_and_summarized_over_both(monkeypatch
     assert "failed" in records["wrong"] and "median_us" not in records["wrong"]
     assert "ValueError" in records["refuses"]["refused"] and "median_us" not in records["refuses"]
     assert list(records) == ["a", "wrong", "b", "refuses", "c"]  # one record per peer, in PEERS' order
+
+
+def test_ragged_live_measures_its_peers_the_same_way_and_records_each_plan(monkeypatch):
+    import ragged_live
+
+    class RaggedCase(Case):
+        draw, live, live_bytes = 1, torch.tensor([5]), 100
+
+    def planned(name, us, strategy):
+        name, prepare = peer(name, us)
+
+        def with_plan(case):
+            run = prepare(case)
+            run.plan = {"strategy": strategy, "grid": 4, "launches": 1, "ctas": []}
+            return run
+        return name, with_plan
+
+    monkeypatch.setattr(ragged_live, "PEERS", [planned("auto", 10.0, "stream-k"), peer("wrong", 5.0, wrong=True)])
+    monkeypatch.setattr(ragged_live, "cudnn_peer", peer("sdpa", 20.0)[1])
+    monkeypatch.setattr(models.torch.cuda, "synchronize", lambda: None)
+    timer = Timer()
+    records = {r["peer"]: r for r in ragged_live.measure(RaggedCase(), timer, 10)}
+    assert timer.order == ["auto", "sdpa", "sdpa", "auto"]
+    assert records["auto"]["plan"] == {"strategy": "stream-k", "grid": 4, "launches": 1}
+    assert records["auto"]["live"] == [5] and records["auto"]["median_us"] >= 11.0
+    assert "failed" in records["wrong"] and "median_us" not in records["wrong"]
