@@ -4,7 +4,8 @@
 // and for each problem times, over 20 repetitions (median): planning each default strategy
 // (make_schedule), simulating each plan under the kernel model (simulate(), and the makespan alone that the
 // choice uses, sim/makespan.hpp, checked equal), and the whole choice, weighed both ways (sim::Weighing: bounded,
-// what auto runs, and every plan played in full, the reference), checked to agree. One core, Release build.
+// what auto runs, and every plan played in full, the reference), checked to agree; then the choice for a cache's
+// capacity (sim::PlannedLengths, the library's DecodePlan; 5 repetitions). One core, Release build.
 //   bench_auto_speed data/kernels/leanattn-h100.json h100-sxm bench/results/raw/…/heldout-1.jsonl
 #include <algorithm>
 #include <chrono>
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     const app::MeasuredSweep sweep = app::read_measured({argv[3]});
     const sim::MakespanModel model(kernel, planned);  // as choose_strategy keeps one: the memory law tabulated once
-    std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], bounded_us, every_plan_us;
+    std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], bounded_us, every_plan_us, capacity_us;
     double worst_disagreement = 0.0;
     int agree = 0, candidates = 0, simulated = 0;
     const Strategy strategies[3] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
         const auto choose = [&](sim::Weighing w) { return sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, w); };
         bounded_us.push_back(time_us([&] { (void)choose(sim::Weighing::bounded); }));
         every_plan_us.push_back(time_us([&] { (void)choose(sim::Weighing::every_plan); }));
+        capacity_us.push_back(time_us([&] {  // the library's DecodePlan: the lengths as a cache's capacity
+            (void)sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, sim::Weighing::bounded,
+                                       sim::PlannedLengths::up_to_the_problems);
+        }, 5));
         const sim::StrategyChoice fast = choose(sim::Weighing::bounded), full = choose(sim::Weighing::every_plan);
         agree += fast.options.strategy == full.options.strategy && fast.options.splits == full.options.splits && fast.options.grid == full.options.grid &&
                          fast.predicted_us == full.predicted_us
@@ -93,6 +98,7 @@ int main(int argc, char** argv) {
     std::printf("MakespanModel::makespan_ns against simulate(): worst relative difference %.3g\n", worst_disagreement);
     print_spread("choose_strategy, bounded (what auto runs)", bounded_us);
     print_spread("choose_strategy, every plan played in full", every_plan_us);
+    print_spread("choose_strategy for a capacity (each plan at it and at two draws of ragged lengths)", capacity_us);
     std::printf("the two agree (plan and predicted time) on %d of %zu problems; %d of %d candidates played to their end\n", agree, bounded_us.size(), simulated,
                 candidates);
     return 0;

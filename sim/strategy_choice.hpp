@@ -17,7 +17,7 @@
 //
 // What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
 // a median of 69-74 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded); for a
-// capacity, every plan played at three sets of lengths, 0.47 ms (90th percentile 1.1 ms). A plan
+// capacity, every plan played at three sets of lengths, 0.41-0.46 ms (90th percentile 1.0 ms). A plan
 // that cannot win is not made at all where a bound that needs no plan rules it out (MakespanModel::lower_bound_ns:
 // the K and V any plan reads, on that many CTAs), else played only until a sound lower bound of its makespan rules
 // it out, or not at all (Weighing below): the choice and its predicted time are those of playing every plan in full.
