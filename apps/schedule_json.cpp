@@ -1,5 +1,6 @@
 #include "schedule_json.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -49,10 +50,11 @@ ordered_json output_json(const OutputRow& row) {
 // One element of a top-level array: its dump(2), every line two levels in.
 void write_element(std::ostream& out, const ordered_json& element) {
     const std::string text = element.dump(2);
-    out << "    ";
-    for (const char c : text) {
-        out << c;
-        if (c == '\n') out << "    ";
+    for (std::size_t line = 0; line < text.size();) {
+        const std::size_t end = std::min(text.find('\n', line), text.size() - 1) + 1;  // through its newline
+        out << "    ";
+        out.write(text.data() + line, static_cast<std::streamsize>(end - line));
+        line = end;
     }
 }
 
