@@ -34,8 +34,14 @@ json kernel_json(const cuda::KernelTrace& k) {
         for (const cuda::SegmentTimes& s : c.segments) segments.push_back(segment_json(s));
         ctas.push_back({{"cta", c.cta}, {"sm", c.sm}, {"start", c.start_ns}, {"plan_wait", c.plan_wait_ns}, {"plan_ready", c.plan_ready_ns}, {"end", c.end_ns}, {"segments", std::move(segments)}});
     }
-    return {{"strategy", std::string(strategy_name(k.strategy))}, {"grid", k.grid}, {"total_tiles", k.total_tiles},
-            {"makespan", k.makespan_ns}, {"ctas", std::move(ctas)}};
+    json out = {{"strategy", std::string(strategy_name(k.strategy))}, {"grid", k.grid}};
+    // What remakes the very plan that ran (simulate --trace): the grid alone leaves stream-k's snap to the rule.
+    if (k.strategy == Strategy::stream_k) out["snap"] = k.snap;
+    if (k.strategy == Strategy::fixed_split) out["splits"] = k.splits;
+    out["total_tiles"] = k.total_tiles;
+    out["makespan"] = k.makespan_ns;
+    out["ctas"] = std::move(ctas);
+    return out;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/input_error.hpp"
 #include "core/schedule.hpp"
+#include "core/walker.hpp"
 #include "input_file.hpp"
 #include "plot_axis.hpp"
 #include "problem_json.hpp"
@@ -45,6 +46,8 @@ MeasuredTrace read_trace(const std::string& file) {
             if (!strategy) throw InputError("strategy", "unknown");
             mk.strategy = *strategy;
             mk.grid = k.at("grid").get<std::int64_t>();
+            if (k.contains("snap")) mk.snap = k.at("snap").get<std::int64_t>();
+            if (k.contains("splits")) mk.splits = k.at("splits").get<std::int64_t>();
             mk.makespan_ns = k.at("makespan").get<double>();
             for (const json& c : k.at("ctas")) {
                 MeasuredCta mc;
@@ -53,6 +56,7 @@ MeasuredTrace read_trace(const std::string& file) {
                 mc.end_ns = c.at("end").get<double>();
                 for (const json& s : c.at("segments")) {
                     mc.empty = false;
+                    mc.segments.push_back({s.at("output").get<std::int64_t>(), s.at("begin").get<std::int64_t>(), s.at("end").get<std::int64_t>()});
                     const double wait = interval_ns(s.at("wait"));
                     mc.wait_ns += wait;
                     // A segment that stores a whole output unsplit is no reduction work.
@@ -74,6 +78,53 @@ MeasuredTrace read_trace(const std::string& file) {
     return t;
 }
 
+namespace {
+
+// Whether `plan` gives every CTA the segments the trace lists for it, in order.
+bool walks_as_traced(const Schedule& plan, const MeasuredKernel& measured) {
+    if (plan.grid != measured.grid || static_cast<std::int64_t>(measured.ctas.size()) != plan.grid) return false;
+    const PlanView v = plan.view();
+    for (std::int64_t g = 0; g < plan.grid; ++g) {
+        const std::vector<TracedSegment>& traced = measured.ctas[static_cast<std::size_t>(g)].segments;
+        std::size_t i = 0;
+        for (CtaWalker w(v, g); w.valid(); w.advance(), ++i) {
+            const Segment& s = w.current();
+            if (i >= traced.size() || !(traced[i] == TracedSegment{s.output, s.begin, s.end})) return false;
+        }
+        if (i != traced.size()) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, const MeasuredKernel& measured) {
+    PlanOptions options;
+    options.strategy = measured.strategy;
+    if (measured.strategy == Strategy::stream_k) {
+        options.grid = measured.grid;  // the plan that ran (calibration.cpp's plan_runs says why)
+        options.snap = measured.snap;
+    }
+    if (measured.strategy == Strategy::fixed_split) {
+        const std::int64_t outputs = problem.outputs();
+        options.splits = measured.splits.value_or(outputs > 0 && measured.grid % outputs == 0 ? measured.grid / outputs : 0);
+    }
+    Schedule plan = make_schedule(problem, planned, options);
+    if (walks_as_traced(plan, measured)) return plan;
+    if (measured.strategy == Strategy::stream_k && !measured.snap) {
+        // An older trace: the snap that was forced (--snap, --stream-k-rule paper) or that the rule chose then.
+        std::int64_t n_max = 0;
+        for (std::int64_t b = 0; b < problem.batch; ++b) n_max = std::max(n_max, problem.tiles_of_request(b));
+        for (std::int64_t snap = 0; snap <= n_max; ++snap) {
+            options.snap = snap;
+            plan = make_schedule(problem, planned, options);
+            if (walks_as_traced(plan, measured)) return plan;
+        }
+    }
+    throw InputError({{"strategy", std::string(strategy_name(measured.strategy))}, {"grid", std::to_string(measured.grid)}},
+                     "no plan the planner makes on this device walks as the trace's CTAs did (another device file, or a trace of another build?)");
+}
+
 TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel) {
     TraceComparison c;
     c.trace = &trace;
@@ -81,10 +132,7 @@ TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& devi
     c.kernel = kernel.name;
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     for (const MeasuredKernel& mk : trace.kernels) {
-        PlanOptions options;
-        options.strategy = mk.strategy;
-        if (mk.strategy == Strategy::stream_k) options.grid = mk.grid;  // the plan that ran (calibration.cpp's plan_runs says why)
-        const Schedule plan = make_schedule(trace.problem, planned, options);
+        const Schedule plan = remake_traced_plan(trace.problem, planned, mk);
         sim::SimOptions so;
         so.bytes_per_element = dtype_bytes(trace.dtype);
         so.kernel = &kernel;
@@ -95,6 +143,8 @@ TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& devi
         k.measured = &mk;
         k.measured_grid = mk.grid;
         k.simulated_grid = plan.grid;
+        k.snap = plan.snap;
+        k.splits = plan.splits;
         k.measured_makespan_ns = mk.makespan_ns;
         for (sim::CtaSpan s : r.ctas) {
             s.start_ns -= r.main_launch_start_ns;
@@ -158,7 +208,12 @@ void write_trace_comparison_text(std::ostream& out, const TraceComparison& c) {
             << std::setw(9) << us(k.simulated_makespan_ns) << std::setw(8) << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << std::setw(22)
             << cta.str() << std::setw(17) << waits.str() << std::setw(19) << merges.str() << "\n";
     }
-    out << "\n(waits and merges: SM-time summed over CTAs, us; the simulated makespan is the main kernel's, as the trace's)\n";
+    out << "\n(waits and merges: SM-time summed over CTAs, us; the simulated makespan is the main kernel's, as the trace's;";
+    for (const KernelComparison& k : c.kernels) {
+        if (k.strategy == Strategy::stream_k) out << " stream-k replayed at snap " << k.snap << (k.snap == 0 ? ", the paper's starts;" : ";");
+        if (k.strategy == Strategy::fixed_split) out << " fixed-split at " << k.splits << " splits;";
+    }
+    out << " each plan walks as the trace's CTAs did)\n";
 }
 
 nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
@@ -167,6 +222,8 @@ nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
         kernels.push_back({{"strategy", std::string(strategy_name(k.strategy))},
                            {"measured_grid", k.measured_grid},
                            {"simulated_grid", k.simulated_grid},
+                           {"snap", k.snap},
+                           {"splits", k.splits},
                            {"measured_makespan_us", k.measured_makespan_ns / 1e3},
                            {"simulated_makespan_us", k.simulated_makespan_ns / 1e3},
                            {"makespan_error", k.simulated_makespan_ns / k.measured_makespan_ns - 1},

@@ -9,19 +9,28 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
 #include "core/problem.hpp"
+#include "core/schedule.hpp"
 #include "core/strategy.hpp"
 #include "sim/simulation.hpp"
 
 namespace leanattn::app {
 
+// One segment as the trace lists it: its output and its LeanTiles [begin, end) local to that output.
+struct TracedSegment {
+    std::int64_t output = 0, begin = 0, end = 0;
+    bool operator==(const TracedSegment&) const = default;
+};
+
 struct MeasuredCta {
     std::int64_t sm = 0;
+    std::vector<TracedSegment> segments;  // in walk order: what remaking the plan must reproduce
     double start_ns = 0.0, end_ns = 0.0;
     double wait_ns = 0.0, merge_ns = 0.0;  // merge: partial stores, merges and output stores of split outputs
     bool empty = true;                     // the plan gave it no segment
@@ -30,6 +39,8 @@ struct MeasuredCta {
 struct MeasuredKernel {
     Strategy strategy = Strategy::stream_k;
     std::int64_t grid = 0;
+    std::optional<std::int64_t> snap;    // stream-k: the plan's snap, where the trace records it
+    std::optional<std::int64_t> splits;  // fixed-split: its split count, where the trace records it
     double makespan_ns = 0.0;
     std::vector<MeasuredCta> ctas;  // by CTA id
 };
@@ -48,6 +59,7 @@ MeasuredTrace read_trace(const std::string& file);
 struct KernelComparison {
     Strategy strategy = Strategy::stream_k;
     std::int64_t measured_grid = 0, simulated_grid = 0;
+    std::int64_t snap = 0, splits = 1;  // the replayed plan's (stream-k's snap, fixed-split's split count): the trace's
     double measured_makespan_ns = 0.0, simulated_makespan_ns = 0.0;
     double cta_error_median = 0.0, cta_error_p90 = 0.0, cta_error_worst = 0.0;  // |sim − measured| / measured duration, CTAs with work
     double measured_wait_ns = 0.0, simulated_wait_ns = 0.0;    // summed over CTAs
@@ -61,6 +73,12 @@ struct TraceComparison {
     std::string device, kernel;
     std::vector<KernelComparison> kernels;
 };
+
+// The plan that ran, remade on `planned` (the device with the kernel's CTAs per SM): stream-k at the traced grid and
+// snap, fixed-split at its split count. A trace without a snap (written before traces recorded one) takes the snap
+// whose walk gives every CTA the traced segments: the rule's own at that grid first, then 0 (the paper's starts)
+// upwards. Throws InputError when no plan the planner makes walks as the trace did.
+Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, const MeasuredKernel& measured);
 
 TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel);
 

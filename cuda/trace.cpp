@@ -48,6 +48,8 @@ KernelTrace assemble_trace(const Schedule& plan, const PlanView& live, const std
     KernelTrace trace;
     trace.strategy = plan.strategy;
     trace.grid = live.grid;
+    trace.snap = plan.snap;
+    trace.splits = plan.splits;
     trace.total_tiles = live.total_tiles;
     for (std::int64_t g = 0; g < live.grid; ++g) {
         const TraceCtaRecord& rec = ctas[static_cast<std::size_t>(g)];

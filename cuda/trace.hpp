@@ -70,6 +70,8 @@ struct CtaTimes {
 struct KernelTrace {
     Strategy strategy = Strategy::stream_k;
     std::int64_t grid = 0;
+    std::int64_t snap = 0;         // stream-k: the plan's snap (0: the paper's starts); what a replay of the trace needs
+    std::int64_t splits = 1;       // fixed-split: splits per output
     std::int64_t total_tiles = 0;  // live LeanTiles
     std::int64_t makespan_ns = 0;  // last CTA end
     std::vector<CtaTimes> ctas;

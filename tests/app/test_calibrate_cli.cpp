@@ -346,6 +346,36 @@ TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three st
     CHECK(json::parse(paper.out)["kernel"] == "paper");
 }
 
+TEST_CASE("simulate --trace replays the plan that ran: the trace's snap, or the snap whose walk matches, never another plan") {
+    // A stream-k step timed with --stream-k-rule paper (snap 0) on an H100; the aligned rule picks snap 1 at that grid,
+    // and the trace predates the "snap" key: the replay must find snap 0 from the CTAs' segments.
+    const std::string paper_trace = source + "/bench/results/raw/gpu-2026-11-27-live-steps/trace-cl34b16-paper.json";
+    json t = json::parse(slurp(paper_trace));
+    REQUIRE_FALSE(t["kernels"][0].contains("snap"));
+    const auto replay = [](const std::string& file) { return run_leanattn("simulate --kernel leanattn-h100 --trace " + file + " --format json"); };
+    const auto found = replay(paper_trace);
+    INFO(found.err);
+    REQUIRE(found.exit_code == 0);
+    const json k = json::parse(found.out)["kernels"][0];
+    CHECK(k["snap"] == 0);
+    CHECK(k["merge_us"]["simulated"].get<double>() > 0.0);  // the paper's starts split outputs; snap 1's plan split far fewer
+    CHECK(std::abs(k["makespan_error"].get<double>()) < 0.25);
+
+    // The snap the trace records is the one replayed.
+    t["kernels"][0]["snap"] = 0;
+    const TempFile with_snap("with-snap.json", t.dump());
+    CHECK(json::parse(replay(with_snap.path).out)["kernels"][0]["simulated_makespan_us"] == k["simulated_makespan_us"]);
+
+    // A trace whose CTAs walked what no plan gives them is refused, not compared with some other plan.
+    json tampered = json::parse(slurp(paper_trace));
+    json& first = tampered["kernels"][0]["ctas"][0]["segments"][0];
+    first["end"] = first["end"].get<std::int64_t>() + 1;
+    const TempFile bad("tampered.json", tampered.dump());
+    const auto refused = replay(bad.path);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("walks as the trace's CTAs did"));
+}
+
 TEST_CASE("simulate --trace refuses problem flags, other formats and files that are not traces") {
     const TempFile not_trace("not-trace.json", "{\"device\": {\"name\": \"x\"}}");
     const std::string refused[] = {

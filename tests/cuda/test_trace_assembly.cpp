@@ -70,6 +70,8 @@ TEST_CASE("a trace lines every CTA's records up with its segments in the plan, i
             CAPTURE(i, describe(p, d), strategy_name(strategy));
             const cuda::KernelTrace trace = cuda::assemble_trace(s, live, r.ctas, r.segments, r.per_cta);
             REQUIRE(trace.grid == s.grid);
+            REQUIRE(trace.snap == s.snap);      // what a replay of the trace remakes the plan with
+            REQUIRE(trace.splits == s.splits);
             REQUIRE(trace.total_tiles == live.total_tiles);
             REQUIRE(static_cast<std::int64_t>(trace.ctas.size()) == s.grid);
             std::int64_t most = 0;
