@@ -47,4 +47,20 @@ std::string describe_auto(const AutoChoice& a) {
     return out.str();
 }
 
+nlohmann::ordered_json auto_choice_json(const AutoChoice& a) {
+    nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+    for (const sim::StrategyCandidate& c : a.choice.candidates) {
+        candidates.push_back({{"strategy", std::string(strategy_name(c.options.strategy))},
+                              {"grid", c.grid},
+                              {"splits", c.splits},
+                              {"tile_rows", c.tile_rows},
+                              {"predicted_us", c.predicted_us},
+                              {"simulated", c.simulated}});
+    }
+    return {{"kernel", a.kernel.name},
+            {"planned_for", a.choice.planned == sim::PlannedLengths::up_to_the_problems ? "capacity" : "lengths"},
+            {"predicted_us", a.choice.predicted_us},
+            {"candidates", std::move(candidates)}};
+}
+
 }  // namespace leanattn::app

@@ -2,6 +2,7 @@
 // fitted for it ("kernel": a name in data/kernels); sim::choose_strategy plays the candidate plans under it.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/device_spec.hpp"
@@ -35,5 +36,12 @@ AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::in
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan
 // that lost, played only until its makespan was shown to be above T).
 std::string describe_auto(const AutoChoice& a);
+
+// The same as JSON, the "auto" key of `schedule` and `simulate --format json` and of a library plan's JSON:
+// {"kernel", "planned_for": "lengths" | "capacity", "predicted_us", "candidates": [{"strategy", "grid", "splits",
+// "tile_rows", "predicted_us", "simulated"}]}, the candidates in the order weighed; "simulated" false: a plan that
+// lost, played only until its predicted_us, a lower bound, showed it could not win. The chosen plan is the
+// document's own strategy and grid.
+nlohmann::ordered_json auto_choice_json(const AutoChoice& a);
 
 }  // namespace leanattn::app

@@ -25,7 +25,7 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
         else std::cerr << "check: ok (every LeanTile covered once, CTAs contiguous, one host per output listed first, balance or snap, co-residency)\n";
     }
     if (in.format == "json") {
-        write_schedule_json(out, schedule, table);
+        write_schedule_json(out, schedule, table, in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr);
         out << "\n";
     } else if (in.format == "svg") write_schedule_svg(out, schedule, table);
     else if (in.format == "html") write_schedule_html(out, schedule, table);

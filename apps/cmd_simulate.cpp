@@ -18,7 +18,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     sim_options.record_timeline = in.format == "svg" || in.format == "html";
     sim_options.kernel = options.kernel ? &*options.kernel : nullptr;
     const std::vector<sim::SimResult> results = sim::simulate_strategies(in.problem, in.device, in.plan, in.strategies, sim_options);
-    const SimulationReport report{in.problem, in.device, std::string(dtype_name(options.dtype)), results};
+    const SimulationReport report{in.problem, in.device, std::string(dtype_name(options.dtype)), results,
+                                  in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr};
     if (in.format == "json") out << simulation_to_json(report).dump(2) << "\n";
     else if (in.format == "svg") write_simulation_svg(out, report);
     else if (in.format == "html") write_simulation_html(out, report);

@@ -73,8 +73,10 @@ void write_array(std::ostream& out, const char* key, const Rows& rows, ToJson&& 
 
 }  // namespace
 
-void write_schedule_json(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
-    std::string head = head_of(s).dump(2);
+void write_schedule_json(std::ostream& out, const Schedule& s, const ScheduleTable& t, const ordered_json& auto_choice) {
+    ordered_json j = head_of(s);
+    if (!auto_choice.is_null()) j["auto"] = auto_choice;
+    std::string head = j.dump(2);
     head.resize(head.size() - 2);  // the closing "\n}": the arrays follow
     out << head << ",\n";
     write_array(out, "ctas", t.ctas, [&](const CtaRow& row) { return cta_json(s.problem, row); });
@@ -83,9 +85,9 @@ void write_schedule_json(std::ostream& out, const Schedule& s, const ScheduleTab
     out << "\n}";
 }
 
-std::string schedule_json(const Schedule& s, const ScheduleTable& t) {
+std::string schedule_json(const Schedule& s, const ScheduleTable& t, const ordered_json& auto_choice) {
     std::ostringstream out;
-    write_schedule_json(out, s, t);
+    write_schedule_json(out, s, t, auto_choice);
     return out.str();
 }
 

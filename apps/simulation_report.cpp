@@ -74,6 +74,7 @@ ordered_json simulation_to_json(const SimulationReport& report) {
         results.push_back(std::move(row));
     }
     j["results"] = std::move(results);
+    if (!report.auto_choice.is_null()) j["auto"] = report.auto_choice;
     return j;
 }
 

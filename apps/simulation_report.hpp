@@ -17,6 +17,7 @@ struct SimulationReport {
     const DeviceSpec& device;
     std::string dtype;
     const std::vector<sim::SimResult>& results;
+    nlohmann::ordered_json auto_choice = nullptr;  // --strategy auto: auto_choice_json, the JSON's "auto" key; null: none
 
     // fixed-split's makespan / this one's; 0 when fixed-split was not simulated.
     double speedup_vs_fixed_split(const sim::SimResult& r) const;

@@ -26,6 +26,7 @@ struct leanattn_plan {
     leanattn::DType dtype;
     leanattn_device_kind device;
     int cuda_device;
+    nlohmann::ordered_json auto_choice;  // strategy "auto": what was weighed (app::auto_choice_json), leanattn_plan_json's "auto"
 };
 
 namespace leanattn::capi {
@@ -100,6 +101,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             default: throw InputError("device " + std::to_string(static_cast<int>(device)), "expected LEANATTN_DEVICE_CPU or LEANATTN_DEVICE_CUDA");
         }
         const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
+        nlohmann::ordered_json auto_choice;
         if (capi::wants_auto(options)) {
             // As the CLI's --strategy auto: a split count, grid or snap belongs to one strategy's plan, which auto
             // would otherwise weigh beside the others' default plans (or drop) without a word.
@@ -111,8 +113,10 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
             // The plan serves every step of a cache of this capacity, at live lengths up to it.
-            const sim::StrategyChoice choice =
-                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths, sim::PlannedLengths::up_to_the_problems).choice;
+            const app::AutoChoice chosen =
+                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths, sim::PlannedLengths::up_to_the_problems);
+            const sim::StrategyChoice& choice = chosen.choice;
+            auto_choice = app::auto_choice_json(chosen);
             plan_options = choice.options;
             if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
                 p.tile_rows = choice.tile_rows;
@@ -123,7 +127,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         Cost cost = plan_cost(p, spec, plan_options);
         if (device == LEANATTN_DEVICE_CPU) cost.add(cpu_workspace_cost(p, plan_size(p, spec, plan_options)));
         check_cost(cost, app::resource_limits());
-        *plan = new leanattn_plan{make_schedule(p, spec, plan_options), type, device, gpu};
+        *plan = new leanattn_plan{make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)};
     });
 }
 
@@ -139,7 +143,7 @@ leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t*
 leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
     return capi::guarded([&] {
         if (plan == nullptr || json == nullptr) throw InputError("plan", "and json must not be NULL");
-        *json = capi::c_string(app::schedule_json(plan->schedule, tabulate(plan->schedule)));
+        *json = capi::c_string(app::schedule_json(plan->schedule, tabulate(plan->schedule), plan->auto_choice));
     });
 }
 

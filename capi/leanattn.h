@@ -129,7 +129,9 @@ LEANATTN_API leanattn_status leanattn_plan_create(const leanattn_problem* proble
                                                   const leanattn_plan_options* options, leanattn_plan** plan);
 LEANATTN_API void leanattn_plan_destroy(leanattn_plan* plan);
 LEANATTN_API leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t* bytes);
-/* The plan as `leanattn schedule --format json` prints it; free with leanattn_free. */
+/* The plan as `leanattn schedule --format json` prints it; free with leanattn_free. A plan made with strategy "auto"
+ * adds the key "auto": the kernel model, "planned_for" ("capacity": each plan weighed at the capacity and at ragged
+ * live lengths below it), and every candidate weighed with its predicted time. */
 LEANATTN_API leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json);
 
 /* One decode step. `stream` is a cudaStream_t for CUDA plans (NULL: the default stream) and ignored on the
@@ -160,7 +162,8 @@ LEANATTN_API leanattn_status leanattn_run_staged(const leanattn_plan* plan, cons
                                                  void* stream, int threads);
 
 /* What `leanattn schedule --format json` and `leanattn simulate --format json` print for a problem; `dtype`
- * sets the simulated K/V element size. Free the string with leanattn_free. */
+ * sets the simulated K/V element size; with strategy "auto" the key "auto" lists what was weighed (for the problem's
+ * own lengths: "planned_for" "lengths"). Free the string with leanattn_free. */
 LEANATTN_API leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json);
 LEANATTN_API leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype,
                                                     char** json);

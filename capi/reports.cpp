@@ -24,13 +24,16 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
 
 // The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
 // model's CTAs per SM, on which the choice was weighed).
-// Auto may cut a KV head's rows into two tiles: `p` then takes its tile_rows.
-PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element) {
+// Auto may cut a KV head's rows into two tiles: `p` then takes its tile_rows. `auto_choice` takes what auto weighed
+// (app::auto_choice_json; left null without auto).
+PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element,
+                        nlohmann::ordered_json& auto_choice) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return capi::to_plan_options(options);
     const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths);
     device = sim::device_for_kernel(device, a.kernel);
     if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
+    auto_choice = app::auto_choice_json(a);
     return a.choice.options;
 }
 
@@ -43,10 +46,11 @@ leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const le
         if (json == nullptr) throw InputError("json", "is NULL");
         Problem p = capi::to_problem(problem);
         DeviceSpec device = report_device(options);
-        const PlanOptions plan = report_plan(options, p, device, 2);
+        nlohmann::ordered_json auto_choice;
+        const PlanOptions plan = report_plan(options, p, device, 2, auto_choice);
         check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
         const Schedule s = make_schedule(p, device, plan);
-        *json = capi::c_string(app::schedule_json(s, tabulate(s)));
+        *json = capi::c_string(app::schedule_json(s, tabulate(s), auto_choice));
     });
 }
 
@@ -58,14 +62,15 @@ leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const le
         const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
         if (all) one.strategy = nullptr;
-        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)));
+        nlohmann::ordered_json auto_choice;
+        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), auto_choice);
         const std::vector<Strategy> strategies =
             all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.strategy};
         check_cost(simulation_report_cost(p, device, plan, strategies, false), app::resource_limits());
         sim::SimOptions sim_options;
         sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
         const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, plan, strategies, sim_options);
-        const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results};
+        const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results, auto_choice};
         *json = capi::c_string(app::simulation_to_json(report).dump(2));
     });
 }

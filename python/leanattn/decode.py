@@ -179,7 +179,10 @@ class DecodePlan:
             self._plan = None
 
     def to_dict(self):
-        """The plan as `leanattn schedule --format json` prints it (for the cache's capacity)."""
+        """The plan as `leanattn schedule --format json` prints it (for the cache's capacity). With strategy="auto", the key
+        "auto" lists every plan weighed ("candidates": strategy, grid, splits, tile_rows, predicted_us) under "kernel", the
+        model of the kind of step in `lengths`, each predicted as the mean at the capacity and at two draws of ragged
+        live lengths ("planned_for": "capacity")."""
         import json
         return json.loads(L.take_string(L.lib.leanattn_plan_json, self._plan))
 

@@ -67,6 +67,20 @@ def test_the_schedule_report_of_auto_is_the_plan_auto_makes():
     assert reported == planned
 
 
+def test_a_plan_and_a_report_of_auto_list_what_was_weighed():
+    q = torch.empty(8, 1, 32, 128, dtype=torch.float16)
+    k = torch.empty(8, 4096, 8, 128, dtype=torch.float16)
+    plan = leanattn.DecodePlan(q, k, k, device="h100-sxm").to_dict()
+    weighed = plan["auto"]
+    assert weighed["planned_for"] == "capacity" and weighed["kernel"] == "leanattn-h100-host"  # DecodePlan's default lengths: host
+    assert weighed["candidates"][0]["strategy"] == "stream-k"
+    assert any(c["strategy"] == plan["strategy"] and c["predicted_us"] == weighed["predicted_us"] for c in weighed["candidates"])
+    report = leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto")
+    assert report["auto"]["planned_for"] == "lengths"
+    assert "auto" not in leanattn.DecodePlan(q, k, k, strategy="stream-k").to_dict()
+    assert "auto" not in leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096)
+
+
 def test_a_plan_for_a_cache_is_weighed_at_ragged_live_lengths_too(tmp_path):
     # Llama-3-8B's attention at 8 requests of 4096 tokens. For these very lengths (a report) auto plans no-split on 64 of
     # the 132 SMs, read with half the warps; a DecodePlan serves live lengths up to that capacity, where those CTAs

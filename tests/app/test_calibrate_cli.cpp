@@ -462,6 +462,42 @@ TEST_CASE("auto for a capacity (--plan-for capacity) weighs the plans as the lib
     CHECK(run_leanattn("schedule --strategy auto --plan-for cache").exit_code == 2);
 }
 
+TEST_CASE("schedule and simulate --format json with --strategy auto list every plan weighed, the chosen one among them") {
+    const std::string problem = " --strategy auto --model llama-3-8b --batch 8 --ctx 4096 --format json";
+    for (const std::string plan_for : {"lengths", "capacity"}) {
+        CAPTURE(plan_for);
+        const auto r = run_leanattn("schedule" + problem + " --plan-for " + plan_for);
+        REQUIRE(r.exit_code == 0);
+        const json j = json::parse(r.out);
+        REQUIRE(j.contains("auto"));
+        const json& a = j["auto"];
+        CHECK(a["kernel"] == "leanattn-h100");
+        CHECK(a["planned_for"] == plan_for);
+        REQUIRE(a["candidates"].size() >= 3);
+        CHECK(a["candidates"][0]["strategy"] == "stream-k");  // weighed first: the others must beat it by their margins
+        int chosen = 0;
+        for (const json& c : a["candidates"]) {
+            CHECK(c["predicted_us"].get<double>() > 0.0);
+            if (c["simulated"].get<bool>() && c["strategy"] == j["strategy"] && c["grid"] == j["grid"] &&
+                c["predicted_us"].get<double>() == a["predicted_us"].get<double>())
+                ++chosen;
+            // A plan ruled out by a bound was never faster than the choice.
+            if (!c["simulated"].get<bool>()) CHECK(c["predicted_us"].get<double>() >= a["predicted_us"].get<double>() * 0.9);
+        }
+        CHECK(chosen >= 1);
+        CHECK(j.contains("ctas"));  // the plan follows, whole
+    }
+    // Played under the kernel model auto weighed it with, the plan takes the time auto predicted.
+    const auto sim = run_leanattn("simulate --kernel leanattn-h100" + problem);
+    REQUIRE(sim.exit_code == 0);
+    const json s = json::parse(sim.out);
+    CHECK(s["auto"]["candidates"].size() >= 3);
+    CHECK(s["results"][0]["makespan_us"].get<double>() == Approx(s["auto"]["predicted_us"].get<double>()).epsilon(1e-9));
+    // Without auto there is nothing weighed to list.
+    CHECK_FALSE(json::parse(run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --format json").out).contains("auto"));
+    CHECK_FALSE(json::parse(run_leanattn("simulate --model llama-3-8b --batch 8 --ctx 4096 --format json").out).contains("auto"));
+}
+
 TEST_CASE("auto weighs host-lengths steps with the device's host-lengths kernel model, where the device file names one") {
     using leanattn::app::StepLengths;
     leanattn::DeviceSpec h100 = leanattn::app::load_device("h100-sxm");
