@@ -3,9 +3,11 @@
 #
 # BUILD holds a leanattn binary built for the GPU (bench/gpu/README.md: what may travel). Times, with
 # `leanattn cuda bench --shapes` (CUDA-graph replays after an L2 flush, median), every problem line of
-# data/calibration/train-shapes.txt once and of heldout-shapes.txt twice (the two rounds give each shape's
+# data/calibration/train-shapes.txt and live-shapes.txt (steps of a cache at ragged live lengths, also as the paper's
+# plan: the training's short segments) once and of heldout-shapes.txt twice (the two rounds give each shape's
 # run-to-run noise), and takes per-CTA traces of five problems for `leanattn simulate --trace`.
-# Writes OUT/{machine.txt, train.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}.
+# Writes OUT/{machine.txt, train.jsonl, live.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}; the fit
+# reads train.jsonl and live.jsonl as one sweep (`cat` them: docs/calibration.md).
 # CALIBRATION_DEVICE (default h100-sxm) is the device file the plans are made with: the GPU's own, so that the
 # aligned stream-k rule reads the same timing keys here as `leanattn calibrate --device` does there.
 # CALIBRATION_FLAGS (default none) go to every `cuda bench`, e.g. "--lengths host" to time host-lengths steps
@@ -26,6 +28,7 @@ repeat=${CALIBRATION_REPEAT:-50}
 device=${CALIBRATION_DEVICE:-h100-sxm}
 read -r -a flags <<< "${CALIBRATION_FLAGS:-}"
 "$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/train.jsonl" 2> "$out/train.log"
+"$leanattn" cuda bench --shapes data/calibration/live-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/live.jsonl" 2> "$out/live.log"
 for round in 1 2; do
     "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
 done
