@@ -112,14 +112,23 @@ Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, c
     Schedule plan = make_schedule(problem, planned, options);
     if (walks_as_traced(plan, measured)) return plan;
     if (measured.strategy == Strategy::stream_k && !measured.snap) {
-        // An older trace: the snap that was forced (--snap, --stream-k-rule paper) or that the rule chose then.
-        std::int64_t n_max = 0;
-        for (std::int64_t b = 0; b < problem.batch; ++b) n_max = std::max(n_max, problem.tiles_of_request(b));
-        for (std::int64_t snap = 0; snap <= n_max; ++snap) {
-            options.snap = snap;
-            plan = make_schedule(problem, planned, options);
-            if (walks_as_traced(plan, measured)) return plan;
+        // An older trace: the snap that was forced (--snap, --stream-k-rule paper) or that the rule chose then. A CTA
+        // whose traced start is not its ideal one was moved onto its nearest output boundary, so the snap reached that
+        // distance; the smallest such snap moves exactly those starts (walks_as_traced checks the rest).
+        options.snap = 0;
+        const Schedule paper = make_schedule(problem, planned, options);
+        const PlanView v = paper.view();
+        std::int64_t snap = 0;
+        for (std::int64_t g = 0; g < paper.grid && g < static_cast<std::int64_t>(measured.ctas.size()); ++g) {
+            const std::vector<TracedSegment>& traced = measured.ctas[static_cast<std::size_t>(g)].segments;
+            if (traced.empty() || traced.front().output >= plan::outputs(v)) continue;
+            const std::int64_t start = plan::output_offset(v, traced.front().output) + traced.front().begin;
+            const std::int64_t ideal = plan::stream_k_ideal_start(v, g);
+            if (start != ideal) snap = std::max(snap, plan::nearest_output_boundary(v, ideal).distance);
         }
+        options.snap = snap;
+        plan = make_schedule(problem, planned, options);
+        if (walks_as_traced(plan, measured)) return plan;
     }
     throw InputError({{"strategy", std::string(strategy_name(measured.strategy))}, {"grid", std::to_string(measured.grid)}},
                      "no plan the planner makes on this device walks as the trace's CTAs did (another device file, or a trace of another build?)");

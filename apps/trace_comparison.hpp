@@ -75,9 +75,10 @@ struct TraceComparison {
 };
 
 // The plan that ran, remade on `planned` (the device with the kernel's CTAs per SM): stream-k at the traced grid and
-// snap, fixed-split at its split count. A trace without a snap (written before traces recorded one) takes the snap
-// whose walk gives every CTA the traced segments: the rule's own at that grid first, then 0 (the paper's starts)
-// upwards. Throws InputError when no plan the planner makes walks as the trace did.
+// snap, fixed-split at its split count. A trace without a snap (written before traces recorded one) takes the rule's
+// own snap at that grid if its walk gives every CTA the traced segments, else the snap the traced starts show (the
+// farthest any start moved onto an output boundary). Throws InputError when no plan the planner makes walks as the
+// trace did.
 Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, const MeasuredKernel& measured);
 
 TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel);
