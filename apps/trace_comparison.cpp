@@ -121,7 +121,7 @@ Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, c
         std::int64_t snap = 0;
         for (std::int64_t g = 0; g < paper.grid && g < static_cast<std::int64_t>(measured.ctas.size()); ++g) {
             const std::vector<TracedSegment>& traced = measured.ctas[static_cast<std::size_t>(g)].segments;
-            if (traced.empty() || traced.front().output >= plan::outputs(v)) continue;
+            if (traced.empty() || traced.front().output < 0 || traced.front().output >= plan::outputs(v)) continue;  // walks_as_traced refuses it
             const std::int64_t start = plan::output_offset(v, traced.front().output) + traced.front().begin;
             const std::int64_t ideal = plan::stream_k_ideal_start(v, g);
             if (start != ideal) snap = std::max(snap, plan::nearest_output_boundary(v, ideal).distance);
