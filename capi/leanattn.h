@@ -167,6 +167,14 @@ LEANATTN_API leanattn_status leanattn_run_staged(const leanattn_plan* plan, cons
 LEANATTN_API leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json);
 LEANATTN_API leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype,
                                                     char** json);
+/* The same, with `plan_for` as the command line's --plan-for: NULL or "lengths" (the problem's lengths, as above), or
+ * "capacity": the problem's lengths are a cache's capacities whose steps run at live lengths up to them, and strategy
+ * "auto" weighs each plan there and at ragged live lengths below, as leanattn_plan_create does ("capacity" with
+ * another strategy is refused: the others plan the same either way). */
+LEANATTN_API leanattn_status leanattn_schedule_json_plan_for(const leanattn_problem* problem, const leanattn_plan_options* options,
+                                                             const char* plan_for, char** json);
+LEANATTN_API leanattn_status leanattn_simulate_json_plan_for(const leanattn_problem* problem, const leanattn_plan_options* options,
+                                                             leanattn_dtype dtype, const char* plan_for, char** json);
 LEANATTN_API void leanattn_free(void* p);
 
 /* What one call may allocate and do: leanattn_plan_create, leanattn_schedule_json and leanattn_simulate_json

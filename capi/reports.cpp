@@ -24,37 +24,45 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
 
 // The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
 // model's CTAs per SM, on which the choice was weighed).
+// `plan_for`: NULL or "lengths" (the problem's own lengths), "capacity" (the lengths are a cache's capacities, whose
+// steps run at live lengths up to them, as DecodePlan's: auto only, as the command line's --plan-for).
+sim::PlannedLengths to_planned_lengths(const char* plan_for, const leanattn_plan_options* options) {
+    const std::string value = plan_for != nullptr ? plan_for : "lengths";
+    if (value != "lengths" && value != "capacity") throw InputError("plan_for " + value, "expected \"lengths\" or \"capacity\"");
+    if (value == "capacity" && !capi::wants_auto(options)) {
+        throw InputError("plan_for capacity", "only applies to strategy \"auto\" (the other strategies plan the same either way)");
+    }
+    return value == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
+}
+
 // Auto may cut a KV head's rows into two tiles: `p` then takes its tile_rows. `auto_choice` takes what auto weighed
 // (app::auto_choice_json; left null without auto).
 PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element,
-                        nlohmann::ordered_json& auto_choice) {
+                        sim::PlannedLengths planned, nlohmann::ordered_json& auto_choice) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return capi::to_plan_options(options);
-    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths);
+    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths, planned);
     device = sim::device_for_kernel(device, a.kernel);
     if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
     auto_choice = app::auto_choice_json(a);
     return a.choice.options;
 }
 
-}  // namespace
-
-extern "C" {
-
-leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json) {
+leanattn_status schedule_report(const leanattn_problem* problem, const leanattn_plan_options* options, const char* plan_for, char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
         Problem p = capi::to_problem(problem);
         DeviceSpec device = report_device(options);
         nlohmann::ordered_json auto_choice;
-        const PlanOptions plan = report_plan(options, p, device, 2, auto_choice);
+        const PlanOptions plan = report_plan(options, p, device, 2, to_planned_lengths(plan_for, options), auto_choice);
         check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
         const Schedule s = make_schedule(p, device, plan);
         *json = capi::c_string(app::schedule_json(s, tabulate(s), auto_choice));
     });
 }
 
-leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype, char** json) {
+leanattn_status simulate_report(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype, const char* plan_for,
+                                char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
         Problem p = capi::to_problem(problem);
@@ -63,7 +71,7 @@ leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const le
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
         if (all) one.strategy = nullptr;
         nlohmann::ordered_json auto_choice;
-        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), auto_choice);
+        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), to_planned_lengths(plan_for, &one), auto_choice);
         const std::vector<Strategy> strategies =
             all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.strategy};
         check_cost(simulation_report_cost(p, device, plan, strategies, false), app::resource_limits());
@@ -73,6 +81,27 @@ leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const le
         const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results, auto_choice};
         *json = capi::c_string(app::simulation_to_json(report).dump(2));
     });
+}
+
+}  // namespace
+
+extern "C" {
+
+leanattn_status leanattn_schedule_json(const leanattn_problem* problem, const leanattn_plan_options* options, char** json) {
+    return schedule_report(problem, options, nullptr, json);
+}
+
+leanattn_status leanattn_simulate_json(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype, char** json) {
+    return simulate_report(problem, options, dtype, nullptr, json);
+}
+
+leanattn_status leanattn_schedule_json_plan_for(const leanattn_problem* problem, const leanattn_plan_options* options, const char* plan_for, char** json) {
+    return schedule_report(problem, options, plan_for, json);
+}
+
+leanattn_status leanattn_simulate_json_plan_for(const leanattn_problem* problem, const leanattn_plan_options* options, leanattn_dtype dtype,
+                                                const char* plan_for, char** json) {
+    return simulate_report(problem, options, dtype, plan_for, json);
 }
 
 }  // extern "C"

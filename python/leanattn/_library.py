@@ -99,6 +99,11 @@ lib.leanattn_schedule_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(P
 lib.leanattn_schedule_json.restype = _status
 lib.leanattn_simulate_json.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
 lib.leanattn_simulate_json.restype = _status
+lib.leanattn_schedule_json_plan_for.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+lib.leanattn_schedule_json_plan_for.restype = _status
+lib.leanattn_simulate_json_plan_for.argtypes = [ctypes.POINTER(Problem), ctypes.POINTER(PlanOptions), ctypes.c_int, ctypes.c_char_p,
+                                                ctypes.POINTER(ctypes.c_void_p)]
+lib.leanattn_simulate_json_plan_for.restype = _status
 lib.leanattn_free.argtypes = [ctypes.c_void_p]
 lib.leanattn_free.restype = None
 lib.leanattn_limits.argtypes = [ctypes.POINTER(i64), ctypes.POINTER(i64)]

@@ -81,6 +81,31 @@ def test_a_plan_and_a_report_of_auto_list_what_was_weighed():
     assert "auto" not in leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096)
 
 
+def test_a_report_for_a_capacity_weighs_what_decodeplan_weighs(tmp_path):
+    # Llama-3-8B's attention at 8 requests of 4096 tokens, as in the test below: the report for a cache of that capacity
+    # is the plan DecodePlan makes there, weighed alike. A device file of one CTA per SM, as the GPU kernel runs.
+    device = json.loads((pathlib.Path(__file__).resolve().parents[2] / "data" / "devices" / "h100-sxm.json").read_text())
+    device.update(name="h100-one-cta-per-sm", ctas_per_sm=1)
+    path = tmp_path / "h100-one-cta-per-sm.json"
+    path.write_text(json.dumps(device))
+    shape = dict(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto", device=str(path))
+    exact = leanattn.schedule(**shape)
+    capacity = leanattn.schedule(**shape, plan_for="capacity")
+    assert exact["auto"]["planned_for"] == "lengths" and capacity["auto"]["planned_for"] == "capacity"
+    q = torch.empty(8, 1, 32, 128, dtype=torch.float16)
+    k = torch.empty(8, 4096, 8, 128, dtype=torch.float16)
+    planned = leanattn.DecodePlan(q, k, k, device=str(path), lengths="device").to_dict()
+    assert (capacity["strategy"], capacity["grid"]) == (planned["strategy"], planned["grid"])
+    assert capacity["auto"] == planned["auto"]
+    assert [c["predicted_us"] for c in capacity["auto"]["candidates"]] != [c["predicted_us"] for c in exact["auto"]["candidates"]]
+    simulated = leanattn.simulate(**shape, plan_for="capacity")
+    assert simulated["auto"]["planned_for"] == "capacity" and simulated["results"][0]["strategy"] == capacity["strategy"]
+    with pytest.raises(ValueError, match="plan_for"):
+        leanattn.schedule(**shape, plan_for="cache")
+    with pytest.raises(Exception, match="only applies to strategy"):
+        leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, plan_for="capacity")
+
+
 def test_a_plan_for_a_cache_is_weighed_at_ragged_live_lengths_too(tmp_path):
     # Llama-3-8B's attention at 8 requests of 4096 tokens. For these very lengths (a report) auto plans no-split on 64 of
     # the 132 SMs, read with half the warps; a DecodePlan serves live lengths up to that capacity, where those CTAs
