@@ -23,7 +23,7 @@ PlanView live_view_of(const Schedule& s, TokensOf tokens_of, std::int64_t* reque
     v.total_tiles = request_offset[batch];
     if (v.strategy == Strategy::fixed_split) v.chunk = plan::fixed_split_chunk(longest, v.splits);
     // At the plan's own lengths (the same total: no request can be longer) the snap stands as chosen.
-    if (v.strategy == Strategy::stream_k && v.snap > 0 && v.total_tiles != s.total_tiles) v.snap = plan::live_snap(v);
+    if (v.strategy == Strategy::stream_k && v.snap > 0 && v.total_tiles != s.total_tiles && !plan::keeps_snap(v, plan::stream_k_max_load(v))) v.snap = 0;
     if (v.strategy == Strategy::stream_k && (v.total_tiles == s.total_tiles ? v.capacity_one_output_per_cta : plan::one_output_per_cta(v))) {
         v.strategy = Strategy::no_split;
     }

@@ -45,33 +45,13 @@ LEANATTN_HD inline std::int64_t stream_k_ideal_max_load(const PlanView& p) { ret
 // Whether a live step keeps the capacity plan's snap, `live` holding the live arrays and total and `live_max`
 // being its most loaded CTA under that snap: its load over the ideal may exceed the capacity plan's by 10% at
 // most (what the cost model accepted, where merges saved by the snap were weighed against this very imbalance);
-// otherwise the step tries smaller snaps (live_snap), down to the paper's plan. In doubles, rounded alike on the host and the device (exact while
+// otherwise the step runs the paper's plan. In doubles, rounded alike on the host and the device (exact while
 // loads stay below 2^24 LeanTiles).
 LEANATTN_HD inline bool keeps_snap(const PlanView& live, std::int64_t live_max) {
     if (live.capacity_max_load == 0 || live.total_tiles == 0) return true;
     const double over_live = static_cast<double>(live_max) * static_cast<double>(live.capacity_ideal_load);
     const double over_capacity = static_cast<double>(live.capacity_max_load) * static_cast<double>(stream_k_ideal_max_load(live));
     return 10.0 * over_live <= 11.0 * over_capacity;
-}
-
-// The snaps a live step tries, largest first: the plan's, then its halvings down to 1 (snap >> level); the step takes
-// the first that keeps_snap accepts, else 0, the paper's plan. Measured on an H100 (bench/results/raw/
-// gpu-2026-11-27-live-snap-ladder): on 129 ragged steps whose plan's snap was refused, the largest halved snap
-// accepted ran 0.978x the paper plan's time (geometric mean; 0.90-1.03x, 38 steps more than 3% faster, none slower).
-// At most live_snap_levels of them (a snap of 2^15 LeanTiles or more tries its 16 largest halvings only).
-constexpr int live_snap_levels = 16;
-LEANATTN_HD inline std::int64_t live_snap_at(std::int64_t plan_snap, int level) { return plan_snap >> level; }
-
-// The snap a live step runs (`live` holding the live arrays and total, its snap the plan's): the largest of
-// live_snap_at(snap, 0, 1, …) that keeps_snap accepts, else 0. O(levels · G · log batch) on the host; the device
-// prologue finds every level's load in one pass over the CTAs.
-inline std::int64_t live_snap(PlanView live) {
-    const std::int64_t plan_snap = live.snap;
-    for (int level = 0; level < live_snap_levels && live_snap_at(plan_snap, level) > 0; ++level) {
-        live.snap = live_snap_at(plan_snap, level);
-        if (keeps_snap(live, stream_k_max_load(live))) return live.snap;
-    }
-    return 0;
 }
 
 // stream-k: whether CTA g's range is exactly output g, whole, for every g (so grid = outputs): the very segments
@@ -90,8 +70,7 @@ LEANATTN_HD inline bool one_output_per_cta(const PlanView& p) {
 
 // The schedule's view with per-request arrays derived from host-readable lengths: fills request_tiles
 // (batch) and request_offset (batch + 1), which the returned view points to; the live total, fixed-split's
-// live chunk, and stream-k's live snap (plan::live_snap: the plan's, or the largest halving of it that keeps the balance,
-// or 0); a stream-k step whose
+// live chunk, and stream-k's live snap (the plan's, or 0 where plan::keeps_snap refuses it); a stream-k step whose
 // CTAs each hold one whole output (plan::one_output_per_cta) comes back as no-split.
 PlanView live_view(const Schedule& schedule, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
                    std::int64_t* request_offset);

@@ -96,11 +96,9 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     if (!no_split_at_capacity) {
         for (std::int64_t i = threadIdx.x; i < a.flag_count; i += prologue_threads) a.flags[i] = 0;
     }
-    // stream-k below its capacity: the snap this step runs (core's plan::live_snap: the plan's or the largest of its
-    // halvings that plan::keeps_snap accepts, else 0) and whether its CTAs each hold one whole output
-    // (plan::one_output_per_cta), as live_view decides both on the host. The threads share the CTAs' ideal starts
-    // and nearest boundaries, from which every level's starts follow, then a maximum of the loads per level and an
-    // OR of the mismatches.
+    // stream-k below its capacity: whether this step keeps the plan's snap (core's plan::keeps_snap) and whether
+    // its CTAs each hold one whole output (plan::one_output_per_cta), as live_view decides both on the host.
+    // The threads share the CTAs' starts, then a maximum of the loads and an OR of the mismatches.
     if (a.plan.strategy != Strategy::stream_k || carry == a.plan.total_tiles) return;
     const bool check_snap = a.plan.snap > 0 && a.plan.capacity_max_load > 0;
     const bool check_one_per_cta = a.plan.grid == a.batch * a.outputs_per_request;
@@ -110,54 +108,26 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
     live.total_tiles = carry;
     live.request_tiles = a.request_tiles;
     live.request_offset = a.request_offset;
-    // Each CTA's ideal start and nearest boundary are found once: a thread takes the next CTA's from the next lane
-    // (the warp's last lane finds them). Every thread of a warp runs the same number of turns (the bound is rounded
-    // up). Level l's start is the boundary where it lies within live_snap_at(snap, l), else the ideal start.
-    int levels = 0;
-    while (check_snap && levels < plan::live_snap_levels && plan::live_snap_at(live.snap, levels) > 0) ++levels;
-    std::int64_t most[plan::live_snap_levels] = {};
+    // Each CTA start is computed once: a thread takes the next CTA's start from the next lane (the warp's last
+    // lane computes it). Every thread of a warp runs the same number of turns (the bound is rounded up).
+    std::int64_t most = 0;
     int mismatch = 0;
     const std::int64_t turns = (live.grid + prologue_threads - 1) / prologue_threads;
-    const auto start_at = [](std::int64_t ideal, const plan::NearestBoundary& b, std::int64_t snap) { return snap != 0 && b.distance <= snap ? b.at : ideal; };
     for (std::int64_t k = 0; k < turns; ++k) {
         const std::int64_t g = k * prologue_threads + threadIdx.x;
-        const std::int64_t ideal = g <= live.grid ? plan::stream_k_ideal_start(live, g) : 0;
-        const plan::NearestBoundary near = g <= live.grid ? plan::nearest_output_boundary(live, ideal) : plan::NearestBoundary{};
-        std::int64_t next_ideal = __shfl_down_sync(0xffffffffu, ideal, 1);
-        plan::NearestBoundary next_near{__shfl_down_sync(0xffffffffu, near.at, 1), __shfl_down_sync(0xffffffffu, near.distance, 1)};
-        if (lane == 31 && g < live.grid) {
-            next_ideal = plan::stream_k_ideal_start(live, g + 1);
-            next_near = plan::nearest_output_boundary(live, next_ideal);
-        }
+        const std::int64_t start = g <= live.grid ? plan::stream_k_start(live, g) : 0;
+        std::int64_t next = __shfl_down_sync(0xffffffffu, start, 1);
+        if (lane == 31 && g < live.grid) next = plan::stream_k_start(live, g + 1);
         if (g < live.grid) {
-#pragma unroll
-            for (int l = 0; l < plan::live_snap_levels; ++l) {
-                if (l >= levels) break;
-                const std::int64_t snap = plan::live_snap_at(live.snap, l);
-                const std::int64_t load = start_at(next_ideal, next_near, snap) - start_at(ideal, near, snap);
-                most[l] = load > most[l] ? load : most[l];
-            }
-            if (check_one_per_cta && start_at(ideal, near, live.snap) != plan::output_offset(live, g)) mismatch = 1;
+            most = next - start > most ? next - start : most;
+            if (check_one_per_cta && start != plan::output_offset(live, g)) mismatch = 1;
         }
     }
-    __shared__ std::int64_t level_most[plan::live_snap_levels];
-    for (int l = 0; l < levels; ++l) {
-        const std::int64_t m = max_for_thread0(most[l], warp_value);
-        if (threadIdx.x == 0) level_most[l] = m;
-        __syncthreads();  // warp_value is rewritten by the next level
-    }
+    most = max_for_thread0(most, warp_value);
     const bool any_mismatch = __syncthreads_or(mismatch);
     if (threadIdx.x != 0) return;
-    std::int64_t snap = check_snap ? 0 : live.snap;
-    for (int l = 0; l < levels; ++l) {
-        live.snap = plan::live_snap_at(a.plan.snap, l);
-        if (plan::keeps_snap(live, level_most[l])) {
-            snap = live.snap;
-            break;
-        }
-    }
-    const bool kept = snap == a.plan.snap;
-    a.live->snap = snap;
+    const bool kept = !check_snap || plan::keeps_snap(live, most);
+    if (!kept) a.live->snap = 0;
     // A dropped snap means some start moved off a boundary (else the loads, and so the verdict, would be the
     // paper plan's): one output per CTA is judged on the snapped starts only when they stand.
     if (check_one_per_cta && kept && !any_mismatch) a.live->strategy = Strategy::no_split;
