@@ -55,7 +55,8 @@ nlohmann::ordered_json auto_choice_json(const AutoChoice& a) {
                               {"splits", c.splits},
                               {"tile_rows", c.tile_rows},
                               {"predicted_us", c.predicted_us},
-                              {"simulated", c.simulated}});
+                              {"simulated", c.simulated},
+                              {"margin", c.margin}});
     }
     return {{"kernel", a.kernel.name},
             {"planned_for", a.choice.planned == sim::PlannedLengths::up_to_the_problems ? "capacity" : "lengths"},

@@ -39,9 +39,10 @@ std::string describe_auto(const AutoChoice& a);
 
 // The same as JSON, the "auto" key of `schedule` and `simulate --format json` and of a library plan's JSON:
 // {"kernel", "planned_for": "lengths" | "capacity", "predicted_us", "candidates": [{"strategy", "grid", "splits",
-// "tile_rows", "predicted_us", "simulated"}]}, the candidates in the order weighed; "simulated" false: a plan that
-// lost, played only until its predicted_us, a lower bound, showed it could not win. The chosen plan is the
-// document's own strategy and grid.
+// "tile_rows", "predicted_us", "simulated", "margin"}]}, the candidates in the order weighed; "simulated" false: a plan
+// that lost, played only until its predicted_us, a lower bound, showed it could not win; "margin": the share by which
+// it had to be faster than the choice so far to replace it (so a plan predicted a little faster may stay unchosen;
+// negative: taken unless that much slower). The chosen plan is the document's own strategy and grid.
 nlohmann::ordered_json auto_choice_json(const AutoChoice& a);
 
 }  // namespace leanattn::app

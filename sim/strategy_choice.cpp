@@ -61,6 +61,7 @@ public:
                                             strategy == Strategy::fixed_split ? splits : 1};
                 candidate.predicted_us = least / 1e3;
                 candidate.simulated = false;
+                candidate.margin = margin;
                 choice_.candidates.push_back(candidate);
                 return;
             }
@@ -93,6 +94,7 @@ private:
     void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows, bool bounded = false) {
         StrategyCandidate candidate{o, plan.grid, plan.splits};
         candidate.tile_rows = tile_rows;
+        candidate.margin = margin;
         const bool same_as_choice = tile_rows == 0 && o.strategy == Strategy::no_split && choice_runs_as_no_split_;
         if (for_capacity()) {
             // No bound holds the mean of the steps' times, and at live lengths the plans no-split shares at the capacity

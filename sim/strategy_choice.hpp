@@ -52,6 +52,7 @@ struct StrategyCandidate {
     double predicted_us = 0.0;  // its simulated makespan, or (not simulated) a lower bound that ruled it out
     bool simulated = true;      // false: played only until a bound showed it could not beat the choice (makespan_below)
     std::int64_t tile_rows = 0;  // the problem's query rows per output tile it was planned with; 0: the problem's own
+    double margin = 0.0;         // the share of the choice so far's time it had to be faster by to replace it (beats)
 };
 
 struct StrategyChoice {

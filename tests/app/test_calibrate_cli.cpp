@@ -478,6 +478,8 @@ TEST_CASE("schedule and simulate --format json with --strategy auto list every p
         int chosen = 0;
         for (const json& c : a["candidates"]) {
             CHECK(c["predicted_us"].get<double>() > 0.0);
+            CHECK(c["margin"].get<double>() >= leanattn::sim::half_tile_margin);  // the margins of strategy_choice.hpp, -5% to 10%
+            CHECK(c["margin"].get<double>() <= 0.10);
             if (c["simulated"].get<bool>() && c["strategy"] == j["strategy"] && c["grid"] == j["grid"] &&
                 c["predicted_us"].get<double>() == a["predicted_us"].get<double>())
                 ++chosen;
