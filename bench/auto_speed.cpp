@@ -5,7 +5,8 @@
 // (make_schedule), simulating each plan under the kernel model (simulate(), and the makespan alone that the
 // choice uses, sim/makespan.hpp, checked equal), and the whole choice, weighed both ways (sim::Weighing: bounded,
 // what auto runs, and every plan played in full, the reference), checked to agree; then the choice for a cache's
-// capacity (sim::PlannedLengths, the library's DecodePlan; 5 repetitions). One core, Release build.
+// capacity (sim::PlannedLengths, the library's DecodePlan; 5 repetitions; bounded checked against every plan played there
+// too). One core, Release build.
 //   bench_auto_speed data/kernels/leanattn-h100.json h100-sxm bench/results/raw/…/heldout-1.jsonl
 #include <algorithm>
 #include <chrono>
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
     const sim::MakespanModel model(kernel, planned);  // as choose_strategy keeps one: the memory law tabulated once
     std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], bounded_us, every_plan_us, capacity_us;
     double worst_disagreement = 0.0;
-    int agree = 0, candidates = 0, simulated = 0;
+    int agree = 0, candidates = 0, simulated = 0, capacity_agree = 0;
     const Strategy strategies[3] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
     for (std::size_t i = 0; i < sweep.runs.size(); i += 3) {
         const sim::MeasuredRun& r = sweep.runs[i];
@@ -83,6 +84,14 @@ int main(int argc, char** argv) {
             (void)sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, sim::Weighing::bounded,
                                        sim::PlannedLengths::up_to_the_problems);
         }, 5));
+        const auto for_capacity = [&](sim::Weighing w) {
+            return sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, w, sim::PlannedLengths::up_to_the_problems);
+        };
+        const sim::StrategyChoice capacity_fast = for_capacity(sim::Weighing::bounded), capacity_full = for_capacity(sim::Weighing::every_plan);
+        capacity_agree += capacity_fast.options.strategy == capacity_full.options.strategy && capacity_fast.options.splits == capacity_full.options.splits &&
+                                  capacity_fast.options.grid == capacity_full.options.grid && capacity_fast.predicted_us == capacity_full.predicted_us
+                              ? 1
+                              : 0;
         const sim::StrategyChoice fast = choose(sim::Weighing::bounded), full = choose(sim::Weighing::every_plan);
         agree += fast.options.strategy == full.options.strategy && fast.options.splits == full.options.splits && fast.options.grid == full.options.grid &&
                          fast.predicted_us == full.predicted_us
@@ -99,7 +108,7 @@ int main(int argc, char** argv) {
     print_spread("choose_strategy, bounded (what auto runs)", bounded_us);
     print_spread("choose_strategy, every plan played in full", every_plan_us);
     print_spread("choose_strategy for a capacity (each plan at it and at two draws of ragged lengths)", capacity_us);
-    std::printf("the two agree (plan and predicted time) on %d of %zu problems; %d of %d candidates played to their end\n", agree, bounded_us.size(), simulated,
-                candidates);
+    std::printf("the two agree (plan and predicted time) on %d of %zu problems; %d of %d candidates played to their end; for a capacity on %d\n", agree,
+                bounded_us.size(), simulated, candidates, capacity_agree);
     return 0;
 }

@@ -28,7 +28,14 @@ public:
             Weighing weighing, PlannedLengths lengths)
         : model_(makespan_model(kernel, planned)), planned_(planned), planner_(problem, planned), bytes_(bytes_per_element), base_(base), weighing_(weighing),
           lengths_(lengths), kv_bytes_(static_cast<double>(problem.kv_bytes(bytes_per_element))), outputs_(problem.outputs()) {
-        if (lengths_ == PlannedLengths::up_to_the_problems) ragged_ = {ragged_lengths(problem, 1), ragged_lengths(problem, 2)};
+        if (lengths_ == PlannedLengths::up_to_the_problems) {
+            ragged_ = {ragged_lengths(problem, 1), ragged_lengths(problem, 2)};
+            for (const std::vector<std::int64_t>& live : ragged_) {
+                Problem at = problem;
+                at.ctx = live;
+                ragged_kv_bytes_.push_back(static_cast<double>(at.kv_bytes(bytes_per_element)));
+            }
+        }
         choice_.planned = lengths_;
     }
 
@@ -53,9 +60,12 @@ public:
     // made (MakespanModel::lower_bound_ns: the K and V every plan reads, on at most that many SMs). Most such plans
     // lose on large problems, where making one (stream-k's search at a grid) costs more than weighing it.
     void weigh_unless_bounded(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
-        if (weighing_ == Weighing::bounded && !choice_.candidates.empty() && !for_capacity()) {
+        if (weighing_ == Weighing::bounded && !choice_.candidates.empty()) {
             const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * splits : grid;
-            const double least = model_.lower_bound_ns(kv_bytes_, ctas);
+            // For a capacity, the mean of the bounds at each set of lengths bounds the mean of the makespans.
+            double least = model_.lower_bound_ns(kv_bytes_, ctas);
+            for (const double bytes : ragged_kv_bytes_) least += model_.lower_bound_ns(bytes, ctas);
+            least /= static_cast<double>(1 + ragged_kv_bytes_.size());
             if (least >= limit(margin)) {
                 StrategyCandidate candidate{options(strategy, splits, grid), strategy == Strategy::stream_k ? grid : ctas,
                                             strategy == Strategy::fixed_split ? splits : 1};
@@ -97,8 +107,8 @@ private:
         candidate.margin = margin;
         const bool same_as_choice = tile_rows == 0 && o.strategy == Strategy::no_split && choice_runs_as_no_split_;
         if (for_capacity()) {
-            // No bound holds the mean of the steps' times, and at live lengths the plans no-split shares at the capacity
-            // part: every plan is played in full, at each of the lengths.
+            // A plan made is played in full at each of the lengths (at live lengths the plans no-split shares at the
+            // capacity part); only a plan-free bound (weigh_unless_bounded) spares one.
             double ns = model_.makespan_ns(plan, bytes_);
             for (const std::vector<std::int64_t>& live : ragged_) ns += model_.makespan_ns(live_schedule(plan, live), bytes_);
             candidate.predicted_us = ns / static_cast<double>(1 + ragged_.size()) / 1e3;
@@ -145,6 +155,7 @@ private:
     Weighing weighing_;
     PlannedLengths lengths_;
     std::vector<std::vector<std::int64_t>> ragged_;  // for a capacity: the live lengths each plan is also played at
+    std::vector<double> ragged_kv_bytes_;            // and the K and V read at them
     StrategyChoice choice_;
     double kv_bytes_;           // the problem's K and V: what every plan reads at least
     std::int64_t outputs_;      // the problem's output tiles
