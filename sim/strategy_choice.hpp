@@ -17,11 +17,12 @@
 //
 // What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
 // a median of 69-80 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded); for a
-// capacity, each plan played at three sets of lengths, 0.39-0.41 ms (90th percentile 0.77-0.80 ms; 0.42-0.46 and
-// 1.0 ms before the plan-free bound applied there too). A plan that cannot win is not made at all where a bound that
+// capacity, each plan at three sets of lengths, 0.23-0.25 ms (90th percentile 0.40-0.42 ms; 0.42-0.46 and 1.0 ms while
+// every plan made for a capacity was played in full). A plan that cannot win is not made at all where a bound that
 // needs no plan rules it out (MakespanModel::lower_bound_ns: the K and V any plan reads, on that many CTAs; for a
 // capacity the mean of that bound at each set of lengths), else played only until a sound lower bound of its makespan
-// rules it out, or not at all (Weighing below): the choice and its predicted time are those of playing every plan in full.
+// (for a capacity: of the mean, set by set) rules it out, or not at all (Weighing below): the choice and its predicted
+// time are those of playing every plan in full.
 // What remains is the winner's play, stream-k's search (its grids are searched once for all stream-k candidates:
 // core's Planner) and the losers' plays up to their bounds.
 #pragma once
@@ -37,7 +38,7 @@ namespace leanattn::sim {
 // What lengths the plan will run at: the problem's own (`leanattn cuda bench`, a report), or any up to them (a plan made
 // for a cache's capacity, DecodePlan's, whose steps run at the live lengths). For a capacity each plan is weighed by
 // the mean of its simulated times at the capacity and at two draws of ragged_lengths below it (the steps core's
-// live_schedule derives), every plan made played in full: the strategies part at ragged live lengths, which a cache goes
+// live_schedule derives): the strategies part at ragged live lengths, which a cache goes
 // through far more often than full. Measured on an H100 (bench/gpu/ragged_live.py, every model at B=8 of 4096 and
 // B=32 of 2048, live lengths uniform in 1/16-1 of that): at B=8 stream-k ran 12-16% ahead of no-split on 64 SMs (the
 // longest requests' CTAs stream alone, with half the warps: narrow_in_flight_fraction) where the two tie at the
