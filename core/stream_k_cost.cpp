@@ -30,12 +30,36 @@ namespace {
 // byte every ns_per_byte[m] ns).
 class PartitionStream {
 public:
-    void clear() { loads_.clear(); }
-    void add(double bytes, std::int64_t sm) { loads_.push_back({bytes, sm}); }
+    void clear() { loads_.clear(), merge_moved_ = false; }
+    // The loads in the order the last solve sorted them, where few changed since (the next snap on one grid): those
+    // unchanged stay in that order and the changed ones, sorted apart, are merged in. `listed[sm]` is set for the SMs of
+    // the last solve, so that the caller can add() those that had no load then.
+    template <typename SmBytes>
+    void add_in_last_order(const SmBytes& sm_bytes, std::vector<char>& listed) {
+        loads_.clear();
+        moved_.clear();
+        for (const Load& l : last_) {
+            const double bytes = sm_bytes(l.sm);
+            listed[static_cast<std::size_t>(l.sm)] = 1;
+            if (bytes == l.bytes) loads_.push_back(l);
+            else if (bytes > 0.0) moved_.push_back({bytes, l.sm});
+        }
+        merge_moved_ = true;
+    }
+    void add(double bytes, std::int64_t sm) { (merge_moved_ ? moved_ : loads_).push_back({bytes, sm}); }
     // Sorts the loads and writes each SM's finish into finish[sm]. SMs of equal loads finish together, so their
     // order among themselves changes nothing.
     void solve(const std::vector<double>& ns_per_byte, std::vector<double>& finish) {
-        std::sort(loads_.begin(), loads_.end(), [](const Load& a, const Load& b) { return a.bytes < b.bytes; });
+        const auto ascending = [](const Load& a, const Load& b) { return a.bytes < b.bytes; };
+        if (merge_moved_) {
+            std::sort(moved_.begin(), moved_.end(), ascending);
+            last_.resize(loads_.size() + moved_.size());  // the merge's buffer here; last_ is set again below
+            std::merge(loads_.begin(), loads_.end(), moved_.begin(), moved_.end(), last_.begin(), ascending);
+            loads_.swap(last_);
+            merge_moved_ = false;
+        } else {
+            std::sort(loads_.begin(), loads_.end(), ascending);
+        }
         sorted_.resize(loads_.size());
         times_.resize(loads_.size());
         double t = 0.0, done = 0.0;
@@ -46,6 +70,7 @@ public:
             times_[j] = t, done = sorted_[j];
             finish[static_cast<std::size_t>(loads_[j].sm)] = t;
         }
+        last_.assign(loads_.begin(), loads_.end());
     }
     // When an SM of this partition has read `bytes` (at most its load).
     double time_to_read(double bytes, const std::vector<double>& ns_per_byte) const {
@@ -60,6 +85,9 @@ private:
         std::int64_t sm;
     };
     std::vector<Load> loads_;
+    std::vector<Load> last_;           // the last solve's loads, sorted
+    std::vector<Load> moved_;          // add_in_last_order: loads changed since, to merge in
+    bool merge_moved_ = false;
     std::vector<double> sorted_;       // loads, ascending
     std::vector<double> times_;        // when the SM with sorted_[j] finishes
 };
@@ -116,6 +144,7 @@ public:
     const std::vector<std::int64_t>& starts(const PlanView& v) {
         starts_.resize(static_cast<std::size_t>(v.grid + 1));
         for (std::int64_t g = 0; g <= v.grid; ++g) starts_[g] = plan::stream_k_start(v, g);
+        described_.clear();
         return starts_;
     }
 
@@ -129,6 +158,7 @@ public:
             ideal_[g] = plan::stream_k_ideal_start(v, g);
             nearest_[g] = plan::nearest_output_boundary(v, ideal_[g]);
         }
+        described_.clear();
     }
     const std::vector<std::int64_t>& starts_with_snap(std::int64_t snap) {
         starts_.resize(ideal_.size());
@@ -137,21 +167,33 @@ public:
     }
 
     // The estimate of plan v, whose starts were last computed (by starts(v), or starts_with_snap(v.snap) after
-    // prepare_grid(v)).
+    // prepare_grid(v)). After starts_with_snap on the grid last estimated (at most one CTA per SM), only the CTAs
+    // next to a start that moved are described again (a larger snap moves a few starts onto boundaries): the same
+    // estimate, to the bit, as describing every CTA (a test holds the two paths equal).
     StreamKEstimate estimate(const PlanView& v) {
         const std::int64_t grid = v.grid, sms = device_.sms;
+        const bool again = grid <= sms && described_.size() == starts_.size();
         ctas_.resize(static_cast<std::size_t>(grid));  // describe() sets every field of a non-empty CTA
-        sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
         StreamKEstimate out;
         previous_ = std::nullopt;
+        if (!again) sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
         for (std::int64_t g = 0; g < grid; ++g) {
             const std::int64_t tiles = starts_[g + 1] - starts_[g];
             out.most_tiles = std::max(out.most_tiles, tiles);
             if (tiles > 0) out.least_tiles = out.least_tiles == 0 ? tiles : std::min(out.least_tiles, tiles);
+            if (again && starts_[g] == described_[g] && starts_[g + 1] == described_[g + 1]) {
+                out.partials += tiles > 0 && ctas_[g].partial ? 1 : 0;
+                out.empty += tiles > 0 ? 0 : 1;
+                continue;
+            }
+            if (again) previous_ = std::nullopt;  // the CTA before it was not described: locate() its first LeanTile
             if (tiles > 0) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
+            if (again) sm_bytes_[static_cast<std::size_t>(g)] = ctas_[g].bytes;
+            else sm_bytes_[static_cast<std::size_t>(sm_of(g))] += ctas_[g].bytes;
         }
-        stream_all();
+        described_ = starts_;
+        stream_all(again);
         // Each CTA's own finish, and when its partial (if any) is published.
         for (std::int64_t g = 0; g < grid; ++g) {
             Cta& c = ctas_[g];
@@ -206,7 +248,7 @@ private:
         return {before.output + 1, iter, v.request_tiles[before.request + 1], before.request + 1, 0};
     }
 
-    // Fills CTA g's bytes and other work and adds its bytes to its SM; returns whether it stores a partial.
+    // Fills CTA g's bytes and other work; returns whether it stores a partial.
     bool describe(const PlanView& v, std::int64_t g) {
         const std::int64_t begin = starts_[g], end = starts_[g + 1];
         const Place first = previous_ ? locate_after(v, *previous_, begin) : locate(v, begin);
@@ -243,7 +285,6 @@ private:
         c.first_other_ns = costs_.startup_ns + static_cast<double>(first_end - begin) * costs_.tile_compute_ns + (c.partial ? costs_.partial_ns : 0.0);
         c.other_ns = c.first_other_ns + static_cast<double>(end - first_end) * costs_.tile_compute_ns +
                      static_cast<double>(outputs) * costs_.restart_ns + static_cast<double>(stores) * costs_.store_ns;
-        sm_bytes_[sm_of(g)] += c.bytes;
         return c.partial;
     }
 
@@ -254,12 +295,22 @@ private:
         return missing_before_[at.request] + (at.head + (inclusive ? 1 : 0)) * missing(v, at.request);
     }
 
-    void stream_all() {
-        for (PartitionStream& s : streams_) s.clear();
-        for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {
-            if (sm_bytes_[sm] > 0.0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
-        }
+    // Each SM's finish. Re-estimating (`again`), each partition's SMs come in the order the last estimate sorted them.
+    void stream_all(bool again) {
         sm_finish_.resize(sm_bytes_.size());
+        if (again) {
+            listed_.assign(sm_bytes_.size(), 0);
+            const auto bytes_of = [&](std::int64_t sm) { return sm_bytes_[static_cast<std::size_t>(sm)]; };
+            for (PartitionStream& s : streams_) s.add_in_last_order(bytes_of, listed_);
+            for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {  // SMs that had no load last time
+                if (sm_bytes_[sm] > 0.0 && listed_[sm] == 0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
+            }
+        } else {
+            for (PartitionStream& s : streams_) s.clear();
+            for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {
+                if (sm_bytes_[sm] > 0.0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
+            }
+        }
         for (PartitionStream& s : streams_) s.solve(ns_per_byte_, sm_finish_);
     }
 
@@ -289,6 +340,8 @@ private:
     std::vector<double> ns_per_byte_;           // (largest partition's SMs + 1) of one SM while m stream
     std::vector<std::int64_t> partition_of_;    // (SMs)
     std::optional<Place> previous_;             // where the last non-empty CTA described ends (its last LeanTile)
+    std::vector<std::int64_t> described_;       // the starts ctas_ and sm_bytes_ hold (empty: none), for estimate's again
+    std::vector<char> listed_;                  // (SMs) stream_all: the SM came in the last order
 };
 
 // Whether a candidate's load is spread as the paper's plan spreads it: its most loaded CTA holds at most 1.5x its grid's

@@ -216,6 +216,30 @@ TEST_CASE("the estimate of the plan the rule makes, walked by the walker, is the
     }
 }
 
+TEST_CASE("every candidate the search estimates (snap after snap on a grid, re-describing only the CTAs whose starts moved) equals a fresh estimate of its plan, to the bit") {
+    auto rng = seeded_rng(53);
+    for (int i = 0; i < 200; ++i) {
+        const Problem p = random_problem(rng, 1 << 16);
+        const DeviceSpec d = random_device(rng);
+        PlanOptions paper;
+        paper.stream_k_rule = StreamKRule::paper;
+        const Schedule base = make_schedule(p, d, paper);
+        CAPTURE(i, describe(p, d));
+        for (const AlignedCandidate& c : aligned_candidates(base.view(), p, d, false)) {
+            PlanView v = base.view();
+            v.grid = c.grid;
+            v.snap = c.snap;
+            const StreamKEstimate fresh = estimate_stream_k(v, p, d);
+            CAPTURE(c.grid, c.snap);
+            CHECK(fresh.makespan_ns == c.estimate.makespan_ns);
+            CHECK(fresh.partials == c.estimate.partials);
+            CHECK(fresh.empty == c.estimate.empty);
+            CHECK(fresh.most_tiles == c.estimate.most_tiles);
+            CHECK(fresh.least_tiles == c.estimate.least_tiles);
+        }
+    }
+}
+
 TEST_CASE("a grid beyond 2^20 CTAs (a device file no GPU matches) skips the search: the paper's plan, snap 0") {
     Problem p = decode_shape(1, 1, 1, 64, std::int64_t{1} << 25);
     p.tile = 16;  // 2^21 LeanTiles
