@@ -16,7 +16,7 @@
 // its makespans there and at two draws of ragged live lengths below; paid once when the plan is made, not every step.
 //
 // What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
-// a median of 69-80 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded); for a
+// a median of 68-73 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded); for a
 // capacity, each plan at three sets of lengths, 0.23-0.25 ms (90th percentile 0.40-0.42 ms; 0.42-0.46 and 1.0 ms while
 // every plan made for a capacity was played in full). A plan that cannot win is not made at all where a bound that
 // needs no plan rules it out (MakespanModel::lower_bound_ns: the K and V any plan reads, on that many CTAs; for a
