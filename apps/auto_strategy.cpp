@@ -15,6 +15,7 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
                        bool keep_device_ctas, StepLengths lengths, sim::PlannedLengths planned) {
     AutoChoice a;
+    a.device = device.name;
     a.kernel = kernel_for_device(device, lengths);
     if (keep_device_ctas) a.kernel.ctas_per_sm = 0;  // device_for_kernel then leaves the device's
     a.choice = sim::choose_strategy(problem, device, a.kernel, bytes_per_element, base, true, sim::Weighing::bounded, planned);
@@ -36,7 +37,7 @@ std::string label(const PlanOptions& o, std::int64_t splits, std::int64_t tile_r
 std::string describe_auto(const AutoChoice& a) {
     std::ostringstream out;
     out << std::fixed << std::setprecision(1) << "auto: " << label(a.choice.options, a.choice.splits, a.choice.tile_rows) << ", predicted " << a.choice.predicted_us << " us under kernel model "
-        << a.kernel.name;
+        << a.kernel.name << " on " << a.device;
     if (a.choice.planned == sim::PlannedLengths::up_to_the_problems) out << ", each plan's mean at the capacity and two draws of ragged lengths below it";
     out << " (";
     for (std::size_t i = 0; i < a.choice.candidates.size(); ++i) {
@@ -58,7 +59,8 @@ nlohmann::ordered_json auto_choice_json(const AutoChoice& a) {
                               {"simulated", c.simulated},
                               {"margin", c.margin}});
     }
-    return {{"kernel", a.kernel.name},
+    return {{"device", a.device},
+            {"kernel", a.kernel.name},
             {"planned_for", a.choice.planned == sim::PlannedLengths::up_to_the_problems ? "capacity" : "lengths"},
             {"predicted_us", a.choice.predicted_us},
             {"candidates", std::move(candidates)}};

@@ -23,6 +23,7 @@ enum class StepLengths { device, host };
 sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths = StepLengths::device);
 
 struct AutoChoice {
+    std::string device;  // the device (file) the plans were weighed on
     sim::KernelModel kernel;
     sim::StrategyChoice choice;
 };
@@ -38,7 +39,7 @@ AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::in
 std::string describe_auto(const AutoChoice& a);
 
 // The same as JSON, the "auto" key of `schedule` and `simulate --format json` and of a library plan's JSON:
-// {"kernel", "planned_for": "lengths" | "capacity", "predicted_us", "candidates": [{"strategy", "grid", "splits",
+// {"device", "kernel", "planned_for": "lengths" | "capacity", "predicted_us", "candidates": [{"strategy", "grid", "splits",
 // "tile_rows", "predicted_us", "simulated", "margin"}]}, the candidates in the order weighed; "simulated" false: a plan
 // that lost, played only until its predicted_us, a lower bound, showed it could not win; "margin": the share by which
 // it had to be faster than the choice so far to replace it (so a plan predicted a little faster may stay unchosen;

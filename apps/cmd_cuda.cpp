@@ -15,6 +15,7 @@
 #include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 #include "cuda_trace_json.hpp"
+#include "data_catalog.hpp"
 #include "output_file.hpp"
 #include "problem_json.hpp"
 #include "progress_bar.hpp"
@@ -48,7 +49,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     const cuda::Validation v = cuda::validate(c);
     json results = json::array();
     if (opt.format == "text") {
-        out << "validate on " << describe_device(v.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c)
+        out << "validate on " << describe_device(v.device) << " (timing keys of " << opt.device_file << "), " << dtype_name(c.dtype) << ", " << describe_layout(c)
             << " K/V, lengths on the " << lengths_place(c) << "; tolerance rel L2 <= " << v.tolerance << "\n";
     }
     for (const cuda::StrategyCheck& r : v.results) {
@@ -61,7 +62,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
                            {"max_abs_err", r.worst.max_abs}, {"lse_max_abs_err", r.worst.lse_max_abs}, {"non_finite", r.worst.non_finite}, {"ok", r.pass}});
     }
     if (opt.format == "json") {
-        out << json{{"device", v.device.name}, {"gpu", device_json(v.device)}, {"problem", problem_to_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
+        out << json{{"device", v.device.name}, {"device_file", opt.device_file}, {"gpu", device_json(v.device)}, {"problem", problem_to_json(c.problem)}, {"dtype", std::string(dtype_name(c.dtype))},
                     {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", lengths_name(c)}, {"tolerance", v.tolerance}, {"ok", v.ok()},
                     {"results", results}}.dump(2)
             << "\n";
@@ -75,7 +76,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
     if (!opt.trace_path.empty()) write_output(opt.trace_path, [&](std::ostream& file) { file << cuda_trace_json(c, b).dump(1) << "\n"; });
     json results = json::array();
     if (opt.format == "text") {
-        out << "bench on " << describe_device(b.device) << ", " << dtype_name(c.dtype) << ", " << describe_layout(c) << " K/V, lengths on the "
+        out << "bench on " << describe_device(b.device) << " (timing keys of " << opt.device_file << "), " << dtype_name(c.dtype) << ", " << describe_layout(c) << " K/V, lengths on the "
             << lengths_place(c) << ": copy " << std::fixed
             << std::setprecision(0) << b.copy_gbps << " GB/s, K+V " << std::setprecision(1) << b.kv_bytes / 1e6 << " MB, floor "
             << std::setprecision(2) << b.floor_us << " us; median of " << opt.repeat << " CUDA-graph replays, L2 flushed before each\n"
@@ -92,7 +93,7 @@ int run_cuda_bench(const CudaOptions& opt, std::ostream& out) {
                            {"snap", r.snap}, {"narrow_streams", r.narrow_streams}, {"median_us", r.median_us}, {"gbps", r.gbps}, {"fraction_of_floor", r.fraction_of_floor}});
     }
     if (opt.format == "json") {
-        out << json{{"device", b.device.name}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},
+        out << json{{"device", b.device.name}, {"device_file", opt.device_file}, {"gpu", device_json(b.device)}, {"dtype", std::string(dtype_name(c.dtype))},
                     {"layout", std::string(cache_layout_name(c.layout))}, {"block_size", c.block_size}, {"lengths", lengths_name(c)}, {"repeat", opt.repeat},
                     {"copy_gbps", b.copy_gbps}, {"kv_bytes", b.kv_bytes}, {"floor_us", b.floor_us}, {"problem", problem_to_json(c.problem)},
                     {"results", results}}.dump(2)
@@ -145,11 +146,15 @@ int run_case(const Args& args, std::ostream* out_override) {
                        validate ? "Runs each strategy's plan on this GPU through the decode API (cuda/decode.hpp) on fresh random inputs in\n"
                                   "the chosen cache layout, output and LSE poisoned with NaN before each of 3 runs, and checks it against a\n"
                                   "float64 reference of the same rounded inputs: rel. L2 <= 1e-3 (fp16) or 8e-3 (bf16), no NaN. Exit 1 over.\n"
-                                  "The plan's device is this GPU: its SM count and the kernel's CTAs per SM.\n\n"
+                                  "The plan's device is this GPU: its SM count and the kernel's CTAs per SM; its timing keys (and auto's\n"
+                                  "kernel model) come from --device, by default the device file that names this GPU (`leanattn devices`),\n"
+                                  "else h100-sxm.\n\n"
                                   "  leanattn cuda validate --batch 3 --heads 32 --kv-heads 8 --ctx 4000,100,70000 --layout paged --block-size 16"
                                 : "Times one decode step per strategy: captured once in a CUDA graph, replayed --repeat times with the L2\n"
                                   "flushed before each replay; prints the median in us, GB/s of K and V, and the fraction of the floor\n"
-                                  "(K and V bytes / measured device-to-device copy bandwidth). --format json prints JSON only.\n\n"
+                                  "(K and V bytes / measured device-to-device copy bandwidth). --format json prints JSON only. The plans'\n"
+                                  "timing keys and auto's kernel model come from --device, by default the device file that names this GPU\n"
+                                  "(`leanattn devices`), else h100-sxm.\n\n"
                                   "  leanattn cuda bench --batch 6 --heads 48 --head-dim 64 --ctx 65536 --format json\n"
                                   "  leanattn cuda bench --model llama-3-8b --ctx 131072 --strategy stream-k --trace trace.json\n\n"
                                   "--shapes FILE times many problems in one process (a sweep): each line of FILE holds one problem's flags\n"
@@ -161,9 +166,13 @@ int run_case(const Args& args, std::ostream* out_override) {
     }
     if (lengths != "device" && lengths != "host" && lengths != "staged") throw InputError("--lengths " + lengths, "expected device, host or staged");
     flags.step_lengths = lengths == "device" ? StepLengths::device : StepLengths::host;  // --strategy auto weighs plans for them
+    // Without --device, the device file that describes this GPU (its "cuda_names"), else h100-sxm: the plans' timing
+    // keys and auto's kernel model are then this GPU's.
+    if (vm["device"].defaulted() && cuda::device_available(nullptr)) flags.device = default_device_for_gpu(cuda::current_device_name());
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
     CudaOptions opt;
     opt.format = input.format;
+    opt.device_file = input.device.name;
     cuda::HarnessCase& c = opt.harness;
     c.problem = input.problem;
     c.plan = input.plan;

@@ -15,6 +15,7 @@ struct CudaOptions {
     std::string format = "text";
     int repeat = 100;           // bench: graph replays per strategy (the median is reported)
     std::string trace_path;     // bench: write a per-CTA trace (docs/trace.md) here
+    std::string device_file;    // the device file the plans' timing keys came from (--device, or this GPU's)
 };
 
 // Exit 1 when any strategy is over tolerance or leaves a non-finite value.

@@ -135,6 +135,28 @@ std::vector<T> list_readable(const fs::path& dir, Read read, std::vector<std::st
 
 }  // namespace
 
+std::string device_for_gpu(const std::string& cuda_name) {
+    std::string best;
+    std::size_t longest = 0;
+    for (const fs::path& f : json_files(data_dir() / "devices")) {
+        DeviceSpec d;
+        try {
+            d = device_from_file(f);
+        } catch (const InputError&) {
+            continue;
+        }
+        for (const std::string& piece : d.cuda_names) {
+            if (piece.size() > longest && cuda_name.find(piece) != std::string::npos) best = f.stem().string(), longest = piece.size();
+        }
+    }
+    return best;
+}
+
+std::string default_device_for_gpu(const std::string& cuda_name) {
+    const std::string described = device_for_gpu(cuda_name);
+    return described.empty() ? "h100-sxm" : described;
+}
+
 std::vector<DeviceSpec> list_devices(std::vector<std::string>& refused) {
     return list_readable<DeviceSpec>(data_dir() / "devices", device_from_file, refused);
 }

@@ -26,6 +26,14 @@ ModelShape load_model(const std::string& name_or_file);
 // data/kernels, or a .json file (kernel_file.hpp).
 sim::KernelModel load_kernel(const std::string& name_or_file, const DeviceSpec& device);
 
+// The name (for load_device) of the data/devices file that describes the GPU CUDA calls `cuda_name` (e.g. "NVIDIA
+// H200"): the one with a "cuda_names" entry inside it, the longest such entry where several files match; empty when
+// none does. Unreadable files are passed over (`leanattn devices` names them).
+std::string device_for_gpu(const std::string& cuda_name);
+// What a plan made on that GPU reads when no device is named: device_for_gpu's file, else h100-sxm (the GPU the
+// kernel models were fitted on).
+std::string default_device_for_gpu(const std::string& cuda_name);
+
 // Every file of data/devices (data/models) that reads, in name order; `refused` collects the messages of
 // those that do not, so one broken file does not hide the others.
 std::vector<DeviceSpec> list_devices(std::vector<std::string>& refused);

@@ -70,6 +70,18 @@ std::string optional_text(const json& j, const char* name, const Source& source)
     return text_field(j, name, source);
 }
 
+std::vector<std::string> optional_text_list(const json& j, const char* name, const Source& source) {
+    std::vector<std::string> out;
+    if (!j.contains(name)) return out;
+    const json& v = key(j, name, source);
+    if (!v.is_array()) source.refuse(std::string("\"") + name + "\" must be an array of strings");
+    for (const json& item : v) {
+        if (!item.is_string() || item.get<std::string>().empty()) source.refuse(std::string("\"") + name + "\" must hold non-empty strings only");
+        out.push_back(item.get<std::string>());
+    }
+    return out;
+}
+
 bool boolean(const json& j, const char* name, const Source& source) {
     const json& v = key(j, name, source);
     if (!v.is_boolean()) source.refuse(std::string("\"") + name + "\" must be true or false");

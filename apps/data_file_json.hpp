@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace leanattn::app::data_file {
 
@@ -27,6 +28,8 @@ std::int64_t positive_integer(const json& j, const char* name, const Source& sou
 double finite_number(const json& j, const char* name, const Source& source);
 bool boolean(const json& j, const char* name, const Source& source);
 std::string optional_text(const json& j, const char* name, const Source& source);
+// An optional array of non-empty strings (empty when the key is absent).
+std::vector<std::string> optional_text_list(const json& j, const char* name, const Source& source);
 // The keys every data file starts with: a non-empty "name" and an optional "description".
 void read_names(const json& j, const Source& source, std::string& name, std::string& description);
 

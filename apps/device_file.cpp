@@ -40,6 +40,7 @@ DeviceSpec device_from_text(const std::string& text, const std::string& file) {
     if (j.contains("copy_bandwidth_gb_per_s")) d.copy_bandwidth_gb_per_s = finite_number(j, "copy_bandwidth_gb_per_s", source);
     d.kernel_model = optional_text(j, "kernel", source);
     d.kernel_model_host_lengths = optional_text(j, "kernel_host_lengths", source);
+    d.cuda_names = optional_text_list(j, "cuda_names", source);
     try {
         check_device(d);  // the ranges every device must keep, named by the file's keys
     } catch (const InputError& e) {

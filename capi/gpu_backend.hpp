@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
@@ -13,6 +14,8 @@ namespace leanattn::capi::gpu {
 // Every call but built() first makes `device` (a GPU ordinal) current for the library's CUDA runtime.
 bool built();
 DeviceSpec live_device(int device, const Problem& shape, DType dtype, const DeviceTiming& timing);
+// The GPU's name as CUDA reports it (cuda::current_device_name).
+std::string device_name(int device);
 std::size_t workspace_bytes(int device, const Schedule& plan);
 void run(int device, const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, void* stream);
 // A host-lengths step (cuda/decode.hpp): the lengths in host memory too.

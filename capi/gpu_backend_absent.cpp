@@ -10,6 +10,7 @@ namespace {
 
 bool built() { return false; }
 DeviceSpec live_device(int, const Problem&, DType, const DeviceTiming&) { refuse(); }
+std::string device_name(int) { refuse(); }
 std::size_t workspace_bytes(int, const Schedule&) { refuse(); }
 void run(int, const Schedule&, const DecodeTensors&, void*, std::size_t, void*) { refuse(); }
 void run_host_lengths(int, const Schedule&, const DecodeTensors&, const std::int32_t*, const std::int32_t*, void*, std::size_t, void*) { refuse(); }

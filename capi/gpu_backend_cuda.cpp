@@ -35,6 +35,11 @@ DeviceSpec live_device(int device, const Problem& shape, DType dtype, const Devi
     return cuda::live_device(shape, dtype, timing);
 }
 
+std::string device_name(int device) {
+    use_device(device);
+    return cuda::current_device_name();
+}
+
 std::size_t workspace_bytes(int device, const Schedule& plan) {
     use_device(device);
     return cuda::workspace_bytes(plan);

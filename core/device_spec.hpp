@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace leanattn {
 
@@ -55,6 +56,9 @@ struct DeviceSpec {
     // kernel, no walk on the GPU), which cost less per step; auto weighs a plan made for such steps with it.
     // Empty: kernel_model serves both kinds of step.
     std::string kernel_model_host_lengths;
+    // The GPUs this file describes: each a piece of the name CUDA reports for one (cudaDeviceProp::name, e.g.
+    // "H200" in "NVIDIA H200"). A plan made on a GPU without a device named reads the file that names it.
+    std::vector<std::string> cuda_names;
     DeviceTiming timing;
 
     // CTAs that can be resident at once: a host may only wait on CTAs within this many.

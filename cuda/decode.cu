@@ -138,6 +138,14 @@ DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& ti
     return d;
 }
 
+std::string current_device_name() {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "device properties");
+    return prop.name;
+}
+
 std::size_t workspace_bytes(const Schedule& plan) { return workspace_layout(plan).bytes; }
 
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t bytes, cudaStream_t stream) {

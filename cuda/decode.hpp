@@ -46,6 +46,10 @@ std::int64_t max_q_rows(std::int64_t head_dim);
 // cost fields come from `timing`. Throws InputError when check_supported does.
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing = {});
 
+// The current GPU's name as CUDA reports it (cudaDeviceProp::name, e.g. "NVIDIA H200"): what picks the device file
+// that describes it (the CLI's and the library's default device).
+std::string current_device_name();
+
 // Bytes of device memory run() needs for `plan` (live per-request arrays, flags, partials: workspace.hpp).
 // A workspace serves one step at a time: steps that may run concurrently (other streams) need their own.
 std::size_t workspace_bytes(const Schedule& plan);

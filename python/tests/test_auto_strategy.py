@@ -73,6 +73,7 @@ def test_a_plan_and_a_report_of_auto_list_what_was_weighed():
     plan = leanattn.DecodePlan(q, k, k, device="h100-sxm").to_dict()
     weighed = plan["auto"]
     assert weighed["planned_for"] == "capacity" and weighed["kernel"] == "leanattn-h100-host"  # DecodePlan's default lengths: host
+    assert weighed["device"] == "h100-sxm"
     assert weighed["candidates"][0]["strategy"] == "stream-k"
     assert any(c["strategy"] == plan["strategy"] and c["predicted_us"] == weighed["predicted_us"] for c in weighed["candidates"])
     report = leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto")

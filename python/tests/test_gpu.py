@@ -1,6 +1,9 @@
 """leanattn.decode on CUDA tensors: every layout against PyTorch's SDPA and float64, a CUDA graph replayed while
 the lengths grow, the custom op under torch.compile, and no allocation inside a planned run. Skipped without a GPU."""
+import json
 import math
+import os
+import pathlib
 
 import pytest
 import torch
@@ -197,12 +200,27 @@ def test_a_host_lengths_step_gives_the_device_lengths_bits(strategy, generator):
     assert rel_l2(host_step, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.bfloat16]
 
 
-def test_a_plan_for_the_gpu_defaults_to_h100_sxm_timing_as_the_cli_and_auto_do(generator):
+def device_file_of_this_gpu():
+    """The data/devices file whose cuda_names (the longest match) the GPU's CUDA name holds, else h100-sxm."""
+    data = pathlib.Path(os.environ.get("LEANATTN_DATA") or pathlib.Path(__file__).resolve().parents[2] / "data")
+    best, longest = "h100-sxm", 0
+    for f in sorted((data / "devices").glob("*.json")):
+        for piece in json.loads(f.read_text()).get("cuda_names", []):
+            if piece in torch.cuda.get_device_name() and len(piece) > longest:
+                best, longest = f.stem, len(piece)
+    return best
+
+
+def test_a_plan_for_the_gpu_reads_the_device_file_that_names_it_as_the_cli_and_auto_do(generator):
     # Llama-3.1-405B at 8 requests of 4k tokens, 4 new tokens each: 256 outputs of 16 rows, whose aligned stream-k plan
-    # under h100-sxm's timing is one whole output on each of 256 CTAs (what `cuda bench` times); the built-in defaults
-    # planned 132 CTAs there (108 us against 71).
+    # under h100-sxm's (and h200's) timing is one whole output on each of 256 CTAs (what `cuda bench` times); the
+    # built-in defaults planned 132 CTAs there (108 us against 71).
     q = uniform((8, 4, 128, 128), torch.float16, generator, "cuda")
     k = torch.empty((8, 4096, 8, 128), dtype=torch.float16, device="cuda")
     default = leanattn.DecodePlan(q, k, k, strategy="stream-k").to_dict()
-    named = leanattn.DecodePlan(q, k, k, strategy="stream-k", device="h100-sxm").to_dict()
+    named = leanattn.DecodePlan(q, k, k, strategy="stream-k", device=device_file_of_this_gpu()).to_dict()
     assert default["grid"] == named["grid"] == 256
+    # auto says which device file it weighed the plans on: this GPU's (an H200's own, not h100-sxm's)
+    assert leanattn.DecodePlan(q, k, k).to_dict()["auto"]["device"] == device_file_of_this_gpu()
+
+

@@ -1,10 +1,12 @@
 // The command line as users (and other tools) meet it: golden Figure 1 JSON, help, errors, exit codes.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "data_catalog.hpp"
 #include "run_command.hpp"
 
 using leanattn::testing::run_leanattn;
@@ -159,6 +161,46 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         CHECK_THAT(r.err, Catch::Contains(named));
         CHECK(r.out.empty());
     }
+}
+
+TEST_CASE("a GPU's CUDA name picks the device file whose cuda_names it holds (the longest match), else none: then h100-sxm") {
+    using leanattn::app::default_device_for_gpu;
+    using leanattn::app::device_for_gpu;
+    CHECK(device_for_gpu("NVIDIA H200") == "h200");
+    CHECK(device_for_gpu("NVIDIA H200 NVL") == "h200");
+    CHECK(device_for_gpu("NVIDIA H100 80GB HBM3") == "h100-sxm");
+    CHECK(device_for_gpu("NVIDIA A100-SXM4-80GB") == "a100-80gb");
+    CHECK(device_for_gpu("NVIDIA H100 PCIe").empty());  // another memory than h100-sxm's
+    CHECK(device_for_gpu("NVIDIA GeForce RTX 4090").empty());
+    CHECK(default_device_for_gpu("NVIDIA GeForce RTX 4090") == "h100-sxm");
+    CHECK(default_device_for_gpu("NVIDIA H200") == "h200");
+    const auto listed = nlohmann::json::parse(run_leanattn("devices --format json").out);
+    for (const auto& d : listed["devices"]) {
+        if (d["name"] == "h200") CHECK(d["cuda_names"] == nlohmann::json::array({"H200"}));
+    }
+
+    // In a data folder of its own: the longer of two matching names wins, whichever file comes first.
+    const std::string dir = "/tmp/leanattn-cuda-names";
+    std::filesystem::create_directories(dir + "/devices");
+    std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
+    const auto named = [&](const std::string& name, const std::string& cuda_names) {
+        std::string t = text;
+        t.replace(t.find("\"h100-sxm\""), 10, "\"" + name + "\"");
+        const std::size_t from = t.find("\"cuda_names\"");
+        t.replace(from, t.find(']', from) + 1 - from, "\"cuda_names\": " + cuda_names);
+        std::ofstream(dir + "/devices/" + name + ".json") << t;
+    };
+    named("a-any-h100", "[\"H100\"]");
+    named("b-h100-sxm", "[\"H100 80GB\"]");
+    named("c-bad", "\"H100 80GB HBM3\"");  // not an array: refused, passed over
+    setenv("LEANATTN_DATA", dir.c_str(), 1);
+    CHECK(device_for_gpu("NVIDIA H100 80GB HBM3") == "b-h100-sxm");
+    CHECK(device_for_gpu("NVIDIA H100 PCIe") == "a-any-h100");
+    unsetenv("LEANATTN_DATA");
+    const auto r = run_leanattn("schedule --device " + dir + "/devices/c-bad.json");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("cuda_names") && Catch::Contains("array of strings"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a malformed device file is refused, naming the file and what is wrong") {

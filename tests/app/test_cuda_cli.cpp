@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "data_catalog.hpp"
 #include "run_command.hpp"
 
 using leanattn::testing::run_leanattn;
@@ -38,6 +39,17 @@ void check_validates(const std::string& flags) {
 }
 
 }  // namespace
+
+TEST_CASE("cuda bench without --device takes the timing keys of the device file that describes the GPU, and says which") {
+    if (!gpu_or_skip("the device file of the GPU")) return;
+    const std::string problem = "cuda bench --batch 2 --heads 8 --head-dim 128 --ctx 3000 --repeat 3 --format json";
+    const auto r = run_leanattn(problem);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["device_file"] == leanattn::app::default_device_for_gpu(j["device"].get<std::string>()));
+    const auto named = nlohmann::json::parse(run_leanattn(problem + " --device h100-sxm").out);
+    CHECK(named["device_file"] == "h100-sxm");
+}
 
 TEST_CASE("the CUDA kernels match float64 in every cache layout, dtype and kernel path, for every strategy") {
     if (!gpu_or_skip("the CUDA kernel checks")) return;
