@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -168,7 +169,15 @@ int run_case(const Args& args, std::ostream* out_override) {
     flags.step_lengths = lengths == "device" ? StepLengths::device : StepLengths::host;  // --strategy auto weighs plans for them
     // Without --device, the device file that describes this GPU (its "cuda_names"), else h100-sxm: the plans' timing
     // keys and auto's kernel model are then this GPU's.
-    if (vm["device"].defaulted() && cuda::device_available(nullptr)) flags.device = default_device_for_gpu(cuda::current_device_name());
+    if (vm["device"].defaulted() && cuda::device_available(nullptr)) {
+        const std::string gpu = cuda::current_device_name(), described = device_for_gpu(gpu);
+        static bool noted = false;  // once per process: a --shapes sweep runs this per line
+        if (described.empty() && !std::exchange(noted, true)) {
+            std::cerr << "note: no file of data/devices describes the " << gpu << " (cuda_names); its plans take h100-sxm's timing keys "
+                      << "and kernel model (--device FILE to give this GPU's)\n";
+        }
+        flags.device = described.empty() ? "h100-sxm" : described;
+    }
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
     CudaOptions opt;
     opt.format = input.format;
