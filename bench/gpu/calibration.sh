@@ -8,8 +8,9 @@
 # run-to-run noise), and takes per-CTA traces of five problems for `leanattn simulate --trace`.
 # Writes OUT/{machine.txt, train.jsonl, live.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}; the fit
 # reads train.jsonl and live.jsonl as one sweep (`cat` them: docs/calibration.md).
-# CALIBRATION_DEVICE (default h100-sxm) is the device file the plans are made with: the GPU's own, so that the
-# aligned stream-k rule reads the same timing keys here as `leanattn calibrate --device` does there.
+# CALIBRATION_DEVICE (default: the device file that describes this GPU, as `cuda bench` picks it, else h100-sxm) is
+# the device file the plans are made with: the GPU's own, so that the aligned stream-k rule reads the same timing keys
+# here as `leanattn calibrate --device` does there (each JSON line's "device_file" records it).
 # CALIBRATION_FLAGS (default none) go to every `cuda bench`, e.g. "--lengths host" to time host-lengths steps
 # (no traces then: the traced kernel reads its lengths on the device).
 # `leanattn calibrate` reads the JSON lines (docs/calibration.md); sweeps of two machines (machine.txt names the GPU by
@@ -25,12 +26,13 @@ leanattn="$build/leanattn"
     nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 } > "$out/machine.txt" 2>&1
 repeat=${CALIBRATION_REPEAT:-50}
-device=${CALIBRATION_DEVICE:-h100-sxm}
 read -r -a flags <<< "${CALIBRATION_FLAGS:-}"
-"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/train.jsonl" 2> "$out/train.log"
-"$leanattn" cuda bench --shapes data/calibration/live-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/live.jsonl" 2> "$out/live.log"
+device_flag=()
+[ -n "${CALIBRATION_DEVICE:-}" ] && device_flag=(--device "$CALIBRATION_DEVICE")
+"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/train.jsonl" 2> "$out/train.log"
+"$leanattn" cuda bench --shapes data/calibration/live-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/live.jsonl" 2> "$out/live.log"
 for round in 1 2; do
-    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" --device "$device" "${flags[@]}" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
+    "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
 done
 # Traces: a split GQA decode, a ragged batch, MQA, many short requests, the paper's long head-dim-64 case.
 traces=(
@@ -43,6 +45,6 @@ traces=(
 [ ${#flags[@]} -eq 0 ] && for entry in "${traces[@]}"; do
     name=${entry%%:*}
     # shellcheck disable=SC2086
-    "$leanattn" cuda bench ${entry#*:} --repeat "$repeat" --device "$device" --format json --trace "$out/trace-$name.json" > "$out/trace-$name.bench.json" 2>> "$out/traces.log"
+    "$leanattn" cuda bench ${entry#*:} --repeat "$repeat" "${device_flag[@]}" --format json --trace "$out/trace-$name.json" > "$out/trace-$name.bench.json" 2>> "$out/traces.log"
 done
 echo "calibration.sh: done in $SECONDS s" | tee -a "$out/machine.txt"
