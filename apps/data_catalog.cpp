@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <dlfcn.h>
 
 #include "core/input_error.hpp"
@@ -136,9 +138,17 @@ std::vector<T> list_readable(const fs::path& dir, Read read, std::vector<std::st
 }  // namespace
 
 std::string device_for_gpu(const std::string& cuda_name) {
+    // Reading every device file costs ~0.25 ms, more than making most plans: each (data folder, GPU) is looked up once
+    // per process.
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, std::string> found;
+    const fs::path dir = data_dir() / "devices";
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_pair(dir.string(), cuda_name);
+    if (const auto it = found.find(key); it != found.end()) return it->second;
     std::string best;
     std::size_t longest = 0;
-    for (const fs::path& f : json_files(data_dir() / "devices")) {
+    for (const fs::path& f : json_files(dir)) {
         DeviceSpec d;
         try {
             d = device_from_file(f);
@@ -149,6 +159,7 @@ std::string device_for_gpu(const std::string& cuda_name) {
             if (piece.size() > longest && cuda_name.find(piece) != std::string::npos) best = f.stem().string(), longest = piece.size();
         }
     }
+    found.emplace(key, best);
     return best;
 }
 

@@ -28,7 +28,8 @@ sim::KernelModel load_kernel(const std::string& name_or_file, const DeviceSpec& 
 
 // The name (for load_device) of the data/devices file that describes the GPU CUDA calls `cuda_name` (e.g. "NVIDIA
 // H200"): the one with a "cuda_names" entry inside it, the longest such entry where several files match; empty when
-// none does. Unreadable files are passed over (`leanattn devices` names them).
+// none does. Unreadable files are passed over (`leanattn devices` names them). The answer for a data folder and a GPU
+// is kept for the rest of the process.
 std::string device_for_gpu(const std::string& cuda_name);
 // What a plan made on that GPU reads when no device is named: device_for_gpu's file, else h100-sxm (the GPU the
 // kernel models were fitted on).
