@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Committed predictions against the runs a GPU measured later.
 
-Joins each run of `leanattn cuda bench --shapes` JSON lines with the prediction `leanattn calibrate --predict` wrote
+Joins each run of `leanattn cuda bench --shapes` JSON lines (their "flags") with the prediction `leanattn calibrate --predict` wrote
 for the same shape (its flags) and strategy, and prints |predicted - measured| / measured over every run: median,
 95th percentile, worst. Unlike `calibrate --check`, which predicts again with the model as it is now, this reads the
 numbers as they were committed, before the GPU ran them.
@@ -11,14 +11,6 @@ numbers as they were committed, before the GPU ran them.
 import json
 import statistics
 import sys
-
-
-def shape_flags(run):
-    p = run["problem"]
-    ctx = p["ctx"]
-    lengths = str(ctx[0]) if len(set(ctx)) == 1 else ",".join(map(str, ctx))
-    return (f"--batch {p['batch']} --heads {p['q_heads']} --kv-heads {p['kv_heads']} --head-dim {p['head_dim']} "
-            f"--ctx {lengths} --q-len {p['q_len']} --dtype {run['dtype']}")
 
 
 def main(argv):
@@ -35,9 +27,8 @@ def main(argv):
         with open(path) as f:
             for line in f:
                 run = json.loads(line)
-                flags = shape_flags(run)
-                for r in run["results"]:
-                    key = (flags, r["strategy"])
+                for r in run.get("results", []):  # a line `cuda bench --shapes` refused has none
+                    key = (run["flags"], r["strategy"])
                     if key not in predicted:
                         unmatched += 1
                         continue
