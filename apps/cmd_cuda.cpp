@@ -176,7 +176,7 @@ int run_case(const Args& args, std::ostream* out_override) {
             std::cerr << "note: no file of data/devices describes the " << gpu << " (cuda_names); its plans take h100-sxm's timing keys "
                       << "and kernel model (--device FILE to give this GPU's)\n";
         }
-        flags.device = described.empty() ? "h100-sxm" : described;
+        flags.device = default_device_for_gpu(gpu);
     }
     const ResolvedProblem input = resolve_problem(flags, vm, "text|json", true);
     CudaOptions opt;

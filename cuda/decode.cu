@@ -122,12 +122,8 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKer
 
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing) {
     check_supported(shape, dtype);
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "device properties");
     DeviceSpec d;
-    d.name = prop.name;
+    d.name = current_device_name();
     d.description = "the current GPU; CTAs per SM: occupancy of the decode kernel for this shape";
     d.sms = current_device_sms();
     d.ctas_per_sm = ready_kernels(variant_of(shape, dtype, false)).ctas_per_sm;
