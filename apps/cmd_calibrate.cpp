@@ -111,6 +111,7 @@ int calibrate_main(const Args& args) {
     std::vector<std::string> measured, checks, held;
     std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note;
     int iterations = 40;
+    double loss_scale = sim::default_loss_scale;
     po::options_description desc("flags");
     desc.add_options()("measured", po::value(&measured), "JSONL of `cuda bench --shapes` to fit on (repeat the flag for rounds of one sweep)")(
         "check", po::value(&checks), "JSONL of a sweep to check the model on, never fitted (repeat for its rounds: their spread is the noise)")(
@@ -122,6 +123,9 @@ int calibrate_main(const Args& args) {
         "note", po::value(&fitted_note), "--measured: written as the model's \"fitted\" text (what, where, when)")(
         "hold", po::value(&held), "--measured: keep this field at the start's value, not fitted (repeat for more; the field names the fit prints)")(
         "iterations", po::value(&iterations)->default_value(iterations), "--measured: at most this many Levenberg-Marquardt iterations")(
+        "loss-scale", po::value(&loss_scale)->default_value(loss_scale, "0.1"),
+        "--measured: the robust loss's scale on log(predicted / measured) (Cauchy's): runs off by more weigh less;\n"
+        "larger weighs the worst runs more; 0: plain least squares")(
         "format", po::value(&format)->default_value(format), "text|json: the report on stdout")(
         "output,o", po::value(&output), "--measured: write the fitted kernel model here (JSON); --predict: the predictions");
     po::variables_map vm;
@@ -136,6 +140,7 @@ int calibrate_main(const Args& args) {
     }
     if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
     if (iterations < 0 || iterations > 1000) throw InputError("--iterations " + std::to_string(iterations), "must lie in 0..1000");
+    if (!(loss_scale >= 0.0 && loss_scale <= 10.0)) throw InputError("--loss-scale " + std::to_string(loss_scale), "must lie in 0..10 (0: plain least squares)");
     const DeviceSpec device = load_device(device_name);
     if (!predict_file.empty()) {
         if (kernel_name.empty()) throw InputError("--predict", "needs --kernel (the model to predict with)");
@@ -166,7 +171,7 @@ int calibrate_main(const Args& args) {
                   << sweep.gpu << ")\n";
         sim::FitReport fit = sim::fit_kernel(planned, start, params, iterations, [](int it, double rms) {
             std::cerr << "  iteration " << it << ": rms log error " << rms << "\n";
-        });
+        }, loss_scale);
         fit.kernel.name = name;
         fit.kernel.description = "leanattn's decode kernel, fitted by `leanattn calibrate` on " + device.name;
         kernel = fit.kernel;

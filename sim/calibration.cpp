@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <stdexcept>
 #include <cmath>
 #include <thread>
 
@@ -103,16 +104,15 @@ KernelModel with(const KernelModel& base, const std::vector<FitParameter>& param
     return k;
 }
 
-// The fit's residuals: e = log(predicted / measured), made robust (Cauchy's loss, scale 10%): least squares on
-// sign(e) · sqrt(ρ(e)) minimises Σ ρ(e), ρ(e) = c² · log(1 + (e/c)²), so that a few runs the model cannot
-// explain (a shape with a cost of its own) pull the rest less than squares would.
-std::vector<double> residuals(const PlannedRuns& planned, const KernelModel& k) {
-    constexpr double c = 0.1;
+// The fit's residuals: e = log(predicted / measured), made robust (Cauchy's loss, scale c = loss_scale): least
+// squares on sign(e) · sqrt(ρ(e)) minimises Σ ρ(e), ρ(e) = c² · log(1 + (e/c)²), so that a few runs the model
+// cannot explain (a shape with a cost of its own) pull the rest less than squares would. c = 0: plain squares.
+std::vector<double> residuals(const PlannedRuns& planned, const KernelModel& k, double c) {
     const std::vector<double> predicted = predict_us(planned, k);
     std::vector<double> r(predicted.size());
     for (std::size_t i = 0; i < r.size(); ++i) {
         const double e = std::log(predicted[i] / planned.runs[i].measured_us);
-        r[i] = std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
+        r[i] = c > 0.0 ? std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e) : e;
     }
     return r;
 }
@@ -155,7 +155,9 @@ std::vector<double> solve_damped(std::vector<std::vector<double>> a, std::vector
 }  // namespace
 
 FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const std::vector<FitParameter>& params, int max_iterations,
-                     const std::function<void(int, double)>& progress) {
+                     const std::function<void(int, double)>& progress, double loss_scale) {
+    if (!(loss_scale >= 0.0)) throw std::invalid_argument("fit_kernel: the loss scale must be >= 0");
+    const auto residuals = [&](const PlannedRuns& runs, const KernelModel& k) { return sim::residuals(runs, k, loss_scale); };
     const std::size_t m = params.size(), n = planned.runs.size();
     std::vector<double> theta(m), lo(m), hi(m);
     KernelModel first = start;

@@ -61,9 +61,11 @@ struct FitReport {
     double rms_log_error = 0.0;  // sqrt(mean(ρ(log(predicted / measured)))) at the end: ρ is the fit's robust loss (calibration.cpp)
 };
 
-// `progress(iteration, rms)` is called after each iteration (may be empty).
+// `progress(iteration, rms)` is called after each iteration (may be empty). `loss_scale`: the scale of the robust
+// loss on log(predicted / measured) (Cauchy's; 0: plain least squares, which weighs the worst runs most).
+constexpr double default_loss_scale = 0.1;
 FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const std::vector<FitParameter>& parameters, int max_iterations = 40,
-                     const std::function<void(int, double)>& progress = {});
+                     const std::function<void(int, double)>& progress = {}, double loss_scale = default_loss_scale);
 
 // Of runs [begin, end) (one problem's strategies), the one predicted fastest; of those within 0.1% of the
 // fastest, the simplest (no-split, then fixed-split, then stream-k: fewer partials and merges).

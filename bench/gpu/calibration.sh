@@ -3,11 +3,12 @@
 #
 # BUILD holds a leanattn binary built for the GPU (bench/gpu/README.md: what may travel). Times, with
 # `leanattn cuda bench --shapes` (CUDA-graph replays after an L2 flush, median), every problem line of
-# data/calibration/train-shapes.txt and live-shapes.txt (steps of a cache at ragged live lengths, also as the paper's
-# plan: the training's short segments) once and of heldout-shapes.txt twice (the two rounds give each shape's
-# run-to-run noise), and takes per-CTA traces of five problems for `leanattn simulate --trace`.
-# Writes OUT/{machine.txt, train.jsonl, live.jsonl, heldout-1.jsonl, heldout-2.jsonl, trace-*.json, *.log}; the fit
-# reads train.jsonl and live.jsonl as one sweep (`cat` them: docs/calibration.md).
+# data/calibration/train-shapes.txt, train2-shapes.txt, live-shapes.txt and live2-shapes.txt (steps of a cache at
+# ragged live lengths, also as the paper's plan: the training's short segments) once and of heldout-shapes.txt twice
+# (the two rounds give each shape's run-to-run noise), and takes per-CTA traces of five problems for `leanattn
+# simulate --trace`. Writes OUT/{machine.txt, train.jsonl, train2.jsonl, live.jsonl, live2.jsonl, heldout-1.jsonl,
+# heldout-2.jsonl, trace-*.json, *.log}; the fit reads the training and live sweeps as one (`cat` them:
+# docs/calibration.md).
 # CALIBRATION_DEVICE (default: the device file that describes this GPU, as `cuda bench` picks it, else h100-sxm) is
 # the device file the plans are made with: the GPU's own, so that the aligned stream-k rule reads the same timing keys
 # here as `leanattn calibrate --device` does there (each JSON line's "device_file" records it).
@@ -29,8 +30,9 @@ repeat=${CALIBRATION_REPEAT:-50}
 read -r -a flags <<< "${CALIBRATION_FLAGS:-}"
 device_flag=()
 [ -n "${CALIBRATION_DEVICE:-}" ] && device_flag=(--device "$CALIBRATION_DEVICE")
-"$leanattn" cuda bench --shapes data/calibration/train-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/train.jsonl" 2> "$out/train.log"
-"$leanattn" cuda bench --shapes data/calibration/live-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/live.jsonl" 2> "$out/live.log"
+for sweep in train train2 live live2; do
+    "$leanattn" cuda bench --shapes "data/calibration/$sweep-shapes.txt" --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/$sweep.jsonl" 2> "$out/$sweep.log"
+done
 for round in 1 2; do
     "$leanattn" cuda bench --shapes data/calibration/heldout-shapes.txt --repeat "$repeat" "${device_flag[@]}" "${flags[@]}" -o "$out/heldout-$round.jsonl" 2> "$out/heldout-$round.log"
 done
