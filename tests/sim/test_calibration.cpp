@@ -255,6 +255,28 @@ TEST_CASE("fit_kernel moves only the fields it is given, and recovers an additiv
     CHECK(fit.kernel.ctas_per_sm == start.ctas_per_sm);
 }
 
+TEST_CASE("fit_kernel's loss: Cauchy's (the default) lets one outlier pull the fit less than plain squares (loss scale 0)") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
+    auto rng = seeded_rng(211);
+    std::vector<Problem> problems;
+    for (int i = 0; i < 8; ++i) problems.push_back(sweep_problem(rng));
+    sim::PlannedRuns planned = synthetic_sweep(problems, device, truth);
+    planned.runs.front().measured_us *= 2.0;  // a run the model cannot explain
+    std::vector<sim::FitParameter> launch;
+    for (const sim::FitParameter& p : sim::default_fit_parameters(planned)) {
+        if (p.name == "launch_ns") launch.push_back(p);
+    }
+    REQUIRE(launch.size() == 1);
+    const double robust = sim::fit_kernel(planned, truth, launch, 40, {}).kernel.launch_ns;
+    const double squares = sim::fit_kernel(planned, truth, launch, 40, {}, 0.0).kernel.launch_ns;
+    // The outlier asks for a longer launch: both move up, squares further.
+    CHECK(robust >= truth.launch_ns);
+    CHECK(squares > robust * 1.05);
+    CHECK(std::abs(robust / truth.launch_ns - 1.0) < std::abs(squares / truth.launch_ns - 1.0));
+    CHECK_THROWS(sim::fit_kernel(planned, truth, launch, 1, {}, -0.1));
+}
+
 TEST_CASE("fit_kernel with every default field, started away from the truth, predicts the truth's runs within 2%") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = h100_like_kernel();
