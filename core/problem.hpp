@@ -61,6 +61,10 @@ std::int64_t default_tile(std::int64_t head_dim);
 // The CPU executor and the simulator cut the rows the same way, so a plan means the same to all three.
 inline constexpr std::int64_t default_tile_rows = 16;
 
+// The most query rows one output tile of leanattn's GPU kernels holds: 128, 64 at head dim 256 (their registers and
+// shared memory). Plans that will run there (sim::choose_strategy's larger tiles, the CUDA checks) keep within it.
+inline constexpr std::int64_t largest_gpu_tile_rows(std::int64_t head_dim) { return head_dim == 256 ? 64 : 128; }
+
 // Throws InputError naming the offending parameter (batch, q_heads, kv_heads, head_dim, q_len, tile, tile_rows, ctx)
 // when the problem is not well formed: sizes ≤ 0, q_heads not divisible by kv_heads, a ctx list whose
 // length is not the batch, a negative tile_rows, a tile that is not a positive multiple of 16 (or beyond max_tile), or sizes whose LeanTile or element

@@ -26,7 +26,7 @@ void require_aligned(const char* parameter, const void* data, std::initializer_l
 
 }  // namespace
 
-std::int64_t max_q_rows(std::int64_t head_dim) { return head_dim == 256 ? 64 : 128; }
+std::int64_t max_q_rows(std::int64_t head_dim) { return largest_gpu_tile_rows(head_dim); }
 
 void check_supported(const Problem& p, DType dtype) {
     if (dtype != DType::fp16 && dtype != DType::bf16) {

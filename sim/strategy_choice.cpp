@@ -209,6 +209,12 @@ std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t d
     return live;
 }
 
+std::vector<std::int64_t> larger_tile_rows(const Problem& problem) {
+    std::vector<std::int64_t> rows;
+    for (std::int64_t t = 2 * default_tile_rows; t <= largest_gpu_tile_rows(problem.head_dim) && t / 2 < problem.rows(); t *= 2) rows.push_back(t);
+    return rows;
+}
+
 bool runs_as_no_split(const Schedule& plan) {
     return (plan.strategy == Strategy::fixed_split && plan.splits == 1) || (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);
 }
@@ -282,6 +288,17 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // the tile's rows.
     if (problem.tile_rows == 0 && problem.rows() > half_tile_rows && problem.rows() <= default_tile_rows)
         w.weigh_tile_rows(problem, half_tile_rows, Strategy::stream_k, half_tile_margin);
+    // KV heads of more than 16 rows on larger tiles (larger_tile_rows), each strategy's default plan, taken where
+    // predicted faster at all (simpler_plan_margin: ties stay with 16 rows): a 16-row block reads its KV head's K and V
+    // again, and stream-k's CTAs over row blocks read every block from HBM. Measured on an H100 over 31 such shapes of
+    // the models (bench/results/raw/gpu-2026-11-27-large-tiles), the best plan at any tile ran 0.91x the best at 16
+    // rows (geometric mean; 0.58-0.68x at B=1 q_len 8 with 40 rows and B=32 q_len 8 with 128), and the plan predicted
+    // fastest over the tiles 1.03x the best measured where the plan predicted fastest at 16 rows ran 1.10x.
+    if (problem.tile_rows == 0) {
+        for (const std::int64_t rows : larger_tile_rows(problem)) {
+            for (const DefaultPlan& d : default_plans) w.weigh_tile_rows(problem, rows, d.strategy, simpler_plan_margin);
+        }
+    }
     return w.take();
 }
 

@@ -4,11 +4,12 @@
 // then stream-k with k CTAs on every output at the largest such grid that fits and at k = 16 and 8 (a merge's
 // batches of peers, merge_batch_peers), then fixed-split at half and double the split count and at the count that
 // fills the resident CTAs once, then stream-k at the full, three-quarter and half grid, and last, for KV heads of 9-16
-// rows, stream-k on two 8-row tiles per KV head (half_tile_rows), plays each on the simulator under the kernel
+// rows, stream-k on two 8-row tiles per KV head (half_tile_rows), for KV heads of more than 16 rows each strategy's
+// default plan on tiles of 32, 64 and 128 rows (larger_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
 // its margin: no-split 3% (0.1% where the kernel reads it with half its warps: default_plan_margin; any time where
 // stream-k's plan is no-split's own, one whole output per CTA, unless the plan is for a cache's capacity:
-// PlannedLengths), fixed-split 5%,
+// PlannedLengths), fixed-split 5%, a larger tile 0.1%,
 // stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
 // wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
@@ -115,6 +116,9 @@ inline constexpr std::int64_t half_tile_rows = 8;
 // merge's time steps up every this many contributors, and auto weighs 8 and 16 CTAs on every output.
 inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
+// The larger tiles auto weighs for a KV head of more than 16 rows: 32, 64 and 128 rows, each while it holds fewer
+// row blocks than half its rows would (t / 2 < rows) and the GPU kernels compute it (largest_gpu_tile_rows).
+std::vector<std::int64_t> larger_tile_rows(const Problem& problem);
 
 
 // No-split's margin over stream-k for a capacity (no_split_margin's 3% stands for near-ties at the problem's lengths).

@@ -54,7 +54,7 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, bytes, PlanOptions{}, vary, weighing);
                 const auto& cand = c.candidates;
                 REQUIRE(cand.size() >= 3);
-                CHECK(cand.size() <= 11);
+                CHECK(cand.size() <= 11 + 3 * sim::larger_tile_rows(p).size());
                 if (!vary) CHECK(cand.size() == 3);
                 CHECK(cand.front().options.strategy == Strategy::stream_k);
                 CHECK(cand.front().options.grid == 0);  // the aligned rule's
@@ -68,6 +68,7 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 const std::int64_t whole = planned.resident_ctas() / outputs * outputs < planned.resident_ctas() ? planned.resident_ctas() / outputs * outputs : -1;
                 const auto margin = [&](const sim::StrategyCandidate& x) {
                     if (x.tile_rows == sim::half_tile_rows) return sim::half_tile_margin;
+                    if (x.tile_rows > 0) return sim::simpler_plan_margin;  // a larger tile
                     if ((x.options.grid != 0 && x.options.grid != whole) || x.options.splits != 0) return 0.10;
                     if (x.options.strategy == Strategy::no_split)  // the tie's where the kernel reads it with half its warps
                         return sim::default_plan_margin(sim::default_plans[1], make_schedule(planned_problem(p, x.tile_rows), planned, x.options));
@@ -88,12 +89,25 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                     CHECK((x.simulated || weighing == sim::Weighing::bounded));
                     CHECK(x.predicted_us > 0.0);
                     if (x.tile_rows > 0) {
-                        // the last candidate: stream-k's default plan on 8-row tiles, for KV heads of 9-16 rows
-                        CHECK(&x == &cand.back());
-                        CHECK(x.tile_rows == sim::half_tile_rows);
-                        CHECK((p.rows() > 8 && p.rows() <= 16 && p.tile_rows == 0));
-                        CHECK(x.options.strategy == Strategy::stream_k);
                         CHECK(vary);
+                        CHECK(p.tile_rows == 0);
+                        CHECK(x.options.grid == 0);
+                        CHECK(x.options.splits == 0);
+                        if (x.tile_rows == sim::half_tile_rows) {
+                            // the last candidate: stream-k's default plan on 8-row tiles, for KV heads of 9-16 rows
+                            CHECK(&x == &cand.back());
+                            CHECK((p.rows() > 8 && p.rows() <= 16));
+                            CHECK(x.options.strategy == Strategy::stream_k);
+                        } else {
+                            // KV heads of more than 16 rows: each default plan on each larger tile, last, in that order
+                            const std::vector<std::int64_t> larger = sim::larger_tile_rows(p);
+                            const std::size_t at = static_cast<std::size_t>(&x - cand.data());
+                            const std::size_t from_end = cand.size() - at - 1;
+                            REQUIRE(from_end < 3 * larger.size());
+                            CHECK(x.tile_rows == larger[larger.size() - 1 - from_end / 3]);
+                            CHECK(x.options.strategy == sim::default_plans[2 - from_end % 3].strategy);
+                            CHECK(p.rows() > 16);
+                        }
                         continue;
                     }
                     if (x.options.strategy == Strategy::fixed_split && x.options.splits != 0) {
@@ -307,8 +321,9 @@ TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes n
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
     // Llama-3.1-405B, 8 requests of 4k tokens, 4 new tokens each: 256 outputs of 16 rows, whose aligned stream-k plan is
-    // one whole output per CTA (measured on an H100: 70.6 us as stream-k, 70.9 as no-split, the same CTAs).
-    const Problem p = with_q_len(decode_shape(8, 128, 8, 128, 4096), 4);
+    // one whole output per CTA (measured on an H100: 70.6 us as stream-k, 70.9 as no-split, the same CTAs). The tiles'
+    // rows are the caller's here (16), so that no larger tile is weighed beside them (auto takes a 64-row tile there).
+    const Problem p = planned_problem(with_q_len(decode_shape(8, 128, 8, 128, 4096), 4), 16);
     for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
         const sim::StrategyChoice c = sim::choose_strategy(p, h100, host, 2, PlanOptions{}, true, weighing);
         REQUIRE(c.candidates.size() >= 2);
@@ -371,13 +386,63 @@ TEST_CASE("KV heads of 16 rows: auto weighs them as two 8-row tiles last, and ta
     const sim::StrategyChoice f = sim::choose_strategy(p, h100, free_rows, 2);
     CHECK(f.candidates.back().tile_rows == 8);
     CHECK(f.tile_rows == 8);
-    // Not weighed where the caller chose the tile's rows, where a KV head has 8 rows or fewer, or more than 16.
+    // Not weighed where the caller chose the tile's rows, where a KV head has 8 rows or fewer, or more than 16 (larger
+    // tiles are weighed there instead).
     for (const Problem& q : {planned_problem(p, 16), decode_shape(1, 64, 8, 128, 16384), with_q_len(p, 2)}) {
         CAPTURE(q.rows(), q.tile_rows);
         const sim::StrategyChoice d = sim::choose_strategy(q, h100, host, 2);
-        CHECK(d.tile_rows == 0);
-        for (const sim::StrategyCandidate& x : d.candidates) CHECK(x.tile_rows == 0);
+        CHECK(d.tile_rows != sim::half_tile_rows);
+        for (const sim::StrategyCandidate& x : d.candidates) CHECK((x.tile_rows == 0 || (q.rows() > 16 && x.tile_rows > 16)));
     }
     // Only the three default plans without varied parameters.
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).tile_rows == 0);
+}
+
+TEST_CASE("larger_tile_rows: 32, 64 and 128 rows while each holds fewer row blocks and the GPU kernels compute it") {
+    const auto rows_of = [](std::int64_t q_heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_len) {
+        return sim::larger_tile_rows(with_q_len(decode_shape(1, q_heads, kv_heads, head_dim, 4096), q_len));
+    };
+    using Rows = std::vector<std::int64_t>;
+    CHECK(rows_of(32, 8, 128, 4) == Rows{});              // 16 rows: one tile already
+    CHECK(rows_of(40, 8, 128, 4) == Rows{32});            // 20 rows
+    CHECK(rows_of(40, 8, 128, 8) == Rows{32, 64});        // 40 rows: two blocks of 20, or one
+    CHECK(rows_of(71, 1, 64, 1) == Rows{32, 64, 128});    // Falcon-7B's 71 rows: 3, 2 or 1 blocks
+    CHECK(rows_of(128, 1, 128, 8) == Rows{32, 64, 128});  // 1,024 rows: at most 128 per tile
+    CHECK(rows_of(128, 8, 256, 8) == Rows{32, 64});       // head dim 256: at most 64 rows per tile
+    CHECK(largest_gpu_tile_rows(256) == 64);
+    CHECK(largest_gpu_tile_rows(128) == 128);
+}
+
+TEST_CASE("KV heads of more than 16 rows: auto weighs each default plan on larger tiles last, and takes one predicted faster") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel live = app::load_kernel("leanattn-h100", h100);
+    // Qwen2.5-32B, one request of 16k tokens, 8 new tokens: 40 rows per KV head. Measured on an H100 (steps of run(),
+    // bench/results/raw/gpu-2026-11-27-large-tiles): stream-k 69.1 us on 16-row tiles (three blocks of 14 rows), 44.1
+    // on 32-row tiles (two blocks of 20), 48.5 on one 40-row tile.
+    const Problem p = with_q_len(decode_shape(1, 40, 8, 128, 16384), 8);
+    REQUIRE(p.rows() == 40);
+    for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
+        const sim::StrategyChoice c = sim::choose_strategy(p, h100, live, 2, PlanOptions{}, true, weighing);
+        REQUIRE(c.candidates.size() >= 6);
+        const std::size_t n = c.candidates.size();
+        const std::int64_t tiles[6] = {32, 32, 32, 64, 64, 64};
+        for (std::size_t i = 0; i < 6; ++i) {
+            CAPTURE(i);
+            CHECK(c.candidates[n - 6 + i].tile_rows == tiles[i]);
+            CHECK(c.candidates[n - 6 + i].options.strategy == sim::default_plans[i % 3].strategy);
+        }
+        CHECK(c.tile_rows > 16);  // predicted faster than every plan on 16-row tiles
+        const auto chosen = std::find_if(c.candidates.begin(), c.candidates.end(), [&](const sim::StrategyCandidate& x) {
+            return x.tile_rows == c.tile_rows && same_plan(x.options, c.options);
+        });
+        REQUIRE(chosen != c.candidates.end());
+        CHECK(chosen->predicted_us == c.predicted_us);
+        for (const sim::StrategyCandidate& x : c.candidates) {
+            if (x.tile_rows == 0 && x.simulated) CHECK(c.predicted_us < x.predicted_us);
+        }
+    }
+    // The caller's tile rows stay: nothing larger is weighed.
+    const sim::StrategyChoice fixed = sim::choose_strategy(planned_problem(p, 16), h100, live, 2);
+    CHECK(fixed.tile_rows == 0);
+    for (const sim::StrategyCandidate& x : fixed.candidates) CHECK(x.tile_rows == 0);
 }
