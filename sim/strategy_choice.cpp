@@ -91,6 +91,7 @@ public:
     }
 
     StrategyChoice take() { return std::move(choice_); }
+    std::int64_t chosen_tile_rows() const { return choice_.tile_rows; }  // the choice so far's (0: the problem's own)
 
 private:
     PlanOptions options(Strategy strategy, std::int64_t splits, std::int64_t grid) const {
@@ -288,15 +289,13 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // the tile's rows.
     if (problem.tile_rows == 0 && problem.rows() > half_tile_rows && problem.rows() <= default_tile_rows)
         w.weigh_tile_rows(problem, half_tile_rows, Strategy::stream_k, half_tile_margin);
-    // KV heads of more than 16 rows on larger tiles (larger_tile_rows), each strategy's default plan, taken where
-    // predicted faster at all (simpler_plan_margin: ties stay with 16 rows): a 16-row block reads its KV head's K and V
-    // again, and stream-k's CTAs over row blocks read every block from HBM. Measured on an H100 over 31 such shapes of
-    // the models (bench/results/raw/gpu-2026-11-27-large-tiles), the best plan at any tile ran 0.91x the best at 16
-    // rows (geometric mean; 0.58-0.68x at B=1 q_len 8 with 40 rows and B=32 q_len 8 with 128), and the plan predicted
-    // fastest over the tiles 1.03x the best measured where the plan predicted fastest at 16 rows ran 1.10x.
+    // KV heads of more than 16 rows on larger tiles (larger_tile_rows), each strategy's default plan: the first to
+    // replace a plan of 16-row tiles by larger_tile_margin, then any by 0.1% (the larger tiles among themselves). A
+    // 16-row block reads its KV head's K and V again, and stream-k's CTAs over row blocks read every block from HBM.
     if (problem.tile_rows == 0) {
         for (const std::int64_t rows : larger_tile_rows(problem)) {
-            for (const DefaultPlan& d : default_plans) w.weigh_tile_rows(problem, rows, d.strategy, simpler_plan_margin);
+            for (const DefaultPlan& d : default_plans)
+                w.weigh_tile_rows(problem, rows, d.strategy, w.chosen_tile_rows() > default_tile_rows ? simpler_plan_margin : larger_tile_margin);
         }
     }
     return w.take();

@@ -9,7 +9,7 @@
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
 // its margin: no-split 3% (0.1% where the kernel reads it with half its warps: default_plan_margin; any time where
 // stream-k's plan is no-split's own, one whole output per CTA, unless the plan is for a cache's capacity:
-// PlannedLengths), fixed-split 5%, a larger tile 0.1%,
+// PlannedLengths), fixed-split 5%, a larger tile 10%,
 // stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
 // wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
@@ -119,6 +119,15 @@ inline constexpr double half_tile_margin = -0.05;
 // The larger tiles auto weighs for a KV head of more than 16 rows: 32, 64 and 128 rows, each while it holds fewer
 // row blocks than half its rows would (t / 2 < rows) and the GPU kernels compute it (largest_gpu_tile_rows).
 std::vector<std::int64_t> larger_tile_rows(const Problem& problem);
+// The margin a larger tile must beat a plan of 16-row tiles by: 10%, as every parameter the default plans did not
+// choose (larger tiles among themselves: 0.1%). Measured on an H100 over 31 model shapes of 20-128 rows per KV head
+// (bench/results/raw/gpu-2026-11-27-large-tiles and -large-tiles-auto), the best plan at any tile ran 0.91x the best
+// at 16 rows (0.64-0.69x at Qwen2.5-32B B=1 q_len 8 and Llama-3.1-405B B=32 q_len 8), but the kernel models misjudge
+// stream-k over row blocks (they predict it 20-27% fast): a larger tile taken wherever predicted faster at all ran
+// auto at 0.936x its time on 16-row tiles (steps of run(); host-lengths 0.938x), slower by more than 3% on 6 (8)
+// shapes, up to 1.19x; on this margin 0.924x (0.925x), slower on 2 (4), up to 1.19x (1.07x), within 3% of the best
+// plan measured on 29 (24) of 31 where 16-row tiles were on 16 (14).
+inline constexpr double larger_tile_margin = 0.10;
 
 
 // No-split's margin over stream-k for a capacity (no_split_margin's 3% stands for near-ties at the problem's lengths).

@@ -68,7 +68,7 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                 const std::int64_t whole = planned.resident_ctas() / outputs * outputs < planned.resident_ctas() ? planned.resident_ctas() / outputs * outputs : -1;
                 const auto margin = [&](const sim::StrategyCandidate& x) {
                     if (x.tile_rows == sim::half_tile_rows) return sim::half_tile_margin;
-                    if (x.tile_rows > 0) return sim::simpler_plan_margin;  // a larger tile
+                    if (x.tile_rows > 0) return sim::larger_tile_margin;
                     if ((x.options.grid != 0 && x.options.grid != whole) || x.options.splits != 0) return 0.10;
                     if (x.options.strategy == Strategy::no_split)  // the tie's where the kernel reads it with half its warps
                         return sim::default_plan_margin(sim::default_plans[1], make_schedule(planned_problem(p, x.tile_rows), planned, x.options));
