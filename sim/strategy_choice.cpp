@@ -212,6 +212,11 @@ std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t d
 
 std::vector<std::int64_t> larger_tile_rows(const Problem& problem) {
     std::vector<std::int64_t> rows;
+    // At head dim 64 a tile of more than 16 rows is a team of one-warp row tiles, each of whose warps computes every
+    // block of the tile's tokens in turn: slower than 16-row blocks that re-read (Falcon-7B at B=8, q_len 4: 37.2 us on
+    // a larger tile auto took against 31.7, bench/results/raw/gpu-2026-11-27-large-tiles-validation), and the kernel
+    // models, fitted on 16-row tiles, do not see it.
+    if (problem.head_dim == 64) return rows;
     for (std::int64_t t = 2 * default_tile_rows; t <= largest_gpu_tile_rows(problem.head_dim) && t / 2 < problem.rows(); t *= 2) rows.push_back(t);
     return rows;
 }

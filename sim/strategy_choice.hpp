@@ -117,7 +117,8 @@ inline constexpr std::int64_t half_tile_rows = 8;
 inline constexpr std::int64_t merge_batch_peers = 8;
 inline constexpr double half_tile_margin = -0.05;
 // The larger tiles auto weighs for a KV head of more than 16 rows: 32, 64 and 128 rows, each while it holds fewer
-// row blocks than half its rows would (t / 2 < rows) and the GPU kernels compute it (largest_gpu_tile_rows).
+// row blocks than half its rows would (t / 2 < rows) and the GPU kernels compute it (largest_gpu_tile_rows); none at
+// head dim 64, whose kernel computes larger tiles slowly (strategy_choice.cpp).
 std::vector<std::int64_t> larger_tile_rows(const Problem& problem);
 // The margin a larger tile must beat a plan of 16-row tiles by: 10%, as every parameter the default plans did not
 // choose (larger tiles among themselves: 0.1%). Measured on an H100 over 31 model shapes of 20-128 rows per KV head

@@ -398,7 +398,7 @@ TEST_CASE("KV heads of 16 rows: auto weighs them as two 8-row tiles last, and ta
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).tile_rows == 0);
 }
 
-TEST_CASE("larger_tile_rows: 32, 64 and 128 rows while each holds fewer row blocks and the GPU kernels compute it") {
+TEST_CASE("larger_tile_rows: 32, 64 and 128 rows while each holds fewer row blocks and the GPU kernels compute it, none at head dim 64") {
     const auto rows_of = [](std::int64_t q_heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_len) {
         return sim::larger_tile_rows(with_q_len(decode_shape(1, q_heads, kv_heads, head_dim, 4096), q_len));
     };
@@ -406,7 +406,8 @@ TEST_CASE("larger_tile_rows: 32, 64 and 128 rows while each holds fewer row bloc
     CHECK(rows_of(32, 8, 128, 4) == Rows{});              // 16 rows: one tile already
     CHECK(rows_of(40, 8, 128, 4) == Rows{32});            // 20 rows
     CHECK(rows_of(40, 8, 128, 8) == Rows{32, 64});        // 40 rows: two blocks of 20, or one
-    CHECK(rows_of(71, 1, 64, 1) == Rows{32, 64, 128});    // Falcon-7B's 71 rows: 3, 2 or 1 blocks
+    CHECK(rows_of(71, 1, 128, 1) == Rows{32, 64, 128});   // 71 rows: 3, 2 or 1 blocks
+    CHECK(rows_of(71, 1, 64, 1) == Rows{});               // Falcon-7B: none at head dim 64
     CHECK(rows_of(128, 1, 128, 8) == Rows{32, 64, 128});  // 1,024 rows: at most 128 per tile
     CHECK(rows_of(128, 8, 256, 8) == Rows{32, 64});       // head dim 256: at most 64 rows per tile
     CHECK(largest_gpu_tile_rows(256) == 64);
