@@ -60,10 +60,11 @@ public:
     // weighing a plan against a faster one needs; one CTA per SM only (others are played whole).
     BoundedMakespan makespan_below(const Schedule& schedule, std::int64_t bytes_per_element, double limit_ns) const;
 
-    // A lower bound of the makespan of any plan of at most `ctas` CTAs that reads `bytes` (at least the problem's K and
+    // A lower bound of the makespan of any plan of exactly `ctas` CTAs that reads `bytes` (at least the problem's K and
     // V, whatever the plan): one launch, then those bytes read by at most min(ctas, SMs) SMs at the memory law's most
     // bytes per ns beside each CTA's set-up, and at least the mean share of them read by one CTA at the fastest SM's
-    // rate alone after its set-up. No plan is needed, so a candidate it rules out need not be made.
+    // rate alone after its set-up. No plan is needed, so a candidate it rules out need not be made. Not a bound for
+    // fewer CTAs (their set-ups are counted), so only for plans whose grid is known before they are made.
     double lower_bound_ns(double bytes, std::int64_t ctas) const;
 
     // Whether this model times plans of `kernel` on `device`.
