@@ -82,7 +82,8 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("tile", po::value(&f.tile), "LeanTile in tokens, a multiple of 16; default 256 for d <= 64, else 128 (the paper's)")
         ("tile-rows", po::value(&f.tile_rows),
          "query rows (query heads x new tokens) one output tile holds at most; a KV head with more is cut into row blocks that each read "
-         "its K and V; default 16 (one tensor-core tile); the GPU kernels hold up to 128, 64 at d 256")
+         "its K and V; default 16 (one tensor-core tile), or with --strategy auto what it predicts fastest (8 for 9-16 rows, "
+         "32-128 for more); the GPU kernels hold up to 128, 64 at d 256")
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
         ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
         ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default: the aligned rule's cost model picks among SMs x CTAs-per-SM, k CTAs on every output, and halves of the first (docs/planner.md); the paper's rule takes SMs x CTAs-per-SM (at most the LeanTiles)")
@@ -198,7 +199,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
         const sim::PlannedLengths planned = f.plan_for == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
         r.auto_choice = choose_auto(p, r.device, 2, r.plan, fixed_ctas, f.step_lengths, planned);  // K and V in fp16/bf16, as the GPU kernels read them
         r.plan = r.auto_choice->choice.options;
-        if (r.auto_choice->choice.tile_rows > 0) p.tile_rows = r.auto_choice->choice.tile_rows;  // a KV head's rows in two tiles
+        if (r.auto_choice->choice.tile_rows > 0) p.tile_rows = r.auto_choice->choice.tile_rows;  // the tile rows auto chose
         r.strategies = {r.plan.strategy};
         r.device = sim::device_for_kernel(r.device, r.auto_choice->kernel);
         std::cerr << describe_auto(*r.auto_choice) << "\n";
