@@ -60,7 +60,8 @@ typedef struct leanattn_problem {
     const int64_t* ctx; /* (batch) context lengths; for a plan, the tokens each request's cache can hold */
     int64_t tile_rows;  /* query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV
                            head with more is cut into row blocks that each read its K and V. 0: 16 (one tensor-core
-                           tile); the CUDA kernels hold up to 128 (64 at head_dim 256) */
+                           tile), or with strategy "auto" the rows auto predicts fastest (8 for 9-16 rows, 32-128 for
+                           more); the CUDA kernels hold up to 128 (64 at head_dim 256) */
 } leanattn_problem;
 
 typedef struct leanattn_plan_options {
