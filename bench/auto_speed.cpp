@@ -4,7 +4,8 @@
 // and for each problem times, over 20 repetitions (median): planning each default strategy
 // (make_schedule), simulating each plan under the kernel model (simulate(), and the makespan alone that the
 // choice uses, sim/makespan.hpp, checked equal), and the whole choice, weighed both ways (sim::Weighing: bounded,
-// what auto runs, and every plan played in full, the reference), checked to agree; then the choice for a cache's
+// what auto runs, and every plan played in full, the reference), checked to agree, and bounded with the tile rows left
+// to auto (the sweep records each run's, 16 by default); then the choice for a cache's
 // capacity (sim::PlannedLengths, the library's DecodePlan; 5 repetitions; bounded checked against every plan played there
 // too). One core, Release build.
 //   bench_auto_speed data/kernels/leanattn-h100.json h100-sxm bench/results/raw/…/heldout-1.jsonl
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     const app::MeasuredSweep sweep = app::read_measured({argv[3]});
     const sim::MakespanModel model(kernel, planned);  // as choose_strategy keeps one: the memory law tabulated once
-    std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], bounded_us, every_plan_us, capacity_us;
+    std::vector<double> plan_us[3], estimate_us[3], makespan_us[3], bounded_us, free_tiles_us, every_plan_us, capacity_us;
     double worst_disagreement = 0.0;
     int agree = 0, candidates = 0, simulated = 0, capacity_agree = 0;
     const Strategy strategies[3] = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
@@ -79,6 +80,13 @@ int main(int argc, char** argv) {
         }
         const auto choose = [&](sim::Weighing w) { return sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, w); };
         bounded_us.push_back(time_us([&] { (void)choose(sim::Weighing::bounded); }));
+        // The sweep records the tile rows each run had (16 by default); a user who leaves them lets auto weigh 8-row
+        // tiles (KV heads of 9-16 rows) and larger ones (more than 16) too.
+        Problem free_tiles = r.problem;
+        free_tiles.tile_rows = 0;
+        free_tiles_us.push_back(time_us([&] {
+            (void)sim::choose_strategy(free_tiles, device, kernel, r.bytes_per_element, PlanOptions{}, true, sim::Weighing::bounded);
+        }));
         every_plan_us.push_back(time_us([&] { (void)choose(sim::Weighing::every_plan); }));
         capacity_us.push_back(time_us([&] {  // the library's DecodePlan: the lengths as a cache's capacity
             (void)sim::choose_strategy(r.problem, device, kernel, r.bytes_per_element, PlanOptions{}, true, sim::Weighing::bounded,
@@ -106,6 +114,7 @@ int main(int argc, char** argv) {
         std::printf("%-12s %10.2f %12.2f %12.2f\n", std::string(strategy_name(strategies[s])).c_str(), median(plan_us[s]), median(estimate_us[s]), median(makespan_us[s]));
     std::printf("MakespanModel::makespan_ns against simulate(): worst relative difference %.3g\n", worst_disagreement);
     print_spread("choose_strategy, bounded (what auto runs)", bounded_us);
+    print_spread("the same with the tile rows left to auto", free_tiles_us);
     print_spread("choose_strategy, every plan played in full", every_plan_us);
     print_spread("choose_strategy for a capacity (each plan at it and at two draws of ragged lengths)", capacity_us);
     std::printf("the two agree (plan and predicted time) on %d of %zu problems; %d of %d candidates played to their end; for a capacity on %d\n", agree,

@@ -22,8 +22,6 @@ DeviceSpec report_device(const leanattn_plan_options* options) {
     return app::load_device(options != nullptr && options->device != nullptr ? options->device : "h100-sxm");
 }
 
-// The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
-// model's CTAs per SM, on which the choice was weighed).
 // `plan_for`: NULL or "lengths" (the problem's own lengths), "capacity" (the lengths are a cache's capacities, whose
 // steps run at live lengths up to them, as DecodePlan's: auto only, as the command line's --plan-for).
 sim::PlannedLengths to_planned_lengths(const char* plan_for, const leanattn_plan_options* options) {
@@ -35,8 +33,10 @@ sim::PlannedLengths to_planned_lengths(const char* plan_for, const leanattn_plan
     return value == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
 }
 
-// Auto may cut a KV head's rows into two tiles: `p` then takes its tile_rows. `auto_choice` takes what auto weighed
-// (app::auto_choice_json; left null without auto).
+// The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
+// model's CTAs per SM, on which the choice was weighed). Auto may choose the tiles' rows (8-row tiles for KV heads of
+// 9-16 rows, larger ones for more): `p` then takes them. `auto_choice` takes what auto weighed (app::auto_choice_json;
+// left null without auto).
 PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element,
                         sim::PlannedLengths planned, nlohmann::ordered_json& auto_choice) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
