@@ -208,4 +208,21 @@ nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
             {"fastest_wrong", c.fastest_wrong}};
 }
 
+void write_checked_runs(std::ostream& out, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us) {
+    for (std::size_t i = 0; i < planned.runs.size(); ++i) {
+        const MeasuredRun& r = planned.runs[i];
+        const Schedule& plan = planned.plans[i];
+        out << nlohmann::ordered_json{{"flags", r.label},
+                                      {"strategy", std::string(strategy_name(r.strategy))},
+                                      {"grid", plan.grid},
+                                      {"rows_per_kv_head", r.problem.rows()},
+                                      {"block_rows", r.problem.block_rows()},
+                                      {"measured_us", r.measured_us},
+                                      {"predicted_us", predicted_us[i]},
+                                      {"error", predicted_us[i] / r.measured_us - 1.0}}
+                   .dump()
+            << "\n";
+    }
+}
+
 }  // namespace leanattn::app

@@ -41,4 +41,8 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
 void write_check_text(std::ostream& out, const CalibrationCheck& check);
 nlohmann::ordered_json check_to_json(const CalibrationCheck& check);
 
+// One JSON line per run: its "flags", "strategy", the remade plan's "grid", "rows_per_kv_head", "block_rows" (the rows of
+// each of its row blocks), "measured_us", "predicted_us" and "error" (predicted / measured − 1): `calibrate --runs`.
+void write_checked_runs(std::ostream& out, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us);
+
 }  // namespace leanattn::app

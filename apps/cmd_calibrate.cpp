@@ -109,7 +109,7 @@ void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, co
 
 int calibrate_main(const Args& args) {
     std::vector<std::string> measured, checks, held;
-    std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note;
+    std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note, runs_file;
     int iterations = 40;
     double loss_scale = sim::default_loss_scale;
     po::options_description desc("flags");
@@ -126,6 +126,7 @@ int calibrate_main(const Args& args) {
         "loss-scale", po::value(&loss_scale)->default_value(loss_scale, "0.1"),
         "--measured: the robust loss's scale on log(predicted / measured) (Cauchy's): runs off by more weigh less;\n"
         "larger weighs the worst runs more; 0: plain least squares")(
+        "runs", po::value(&runs_file), "--check: also write each checked run, measured beside predicted, to this file (JSONL)")(
         "format", po::value(&format)->default_value(format), "text|json: the report on stdout")(
         "output,o", po::value(&output), "--measured: write the fitted kernel model here (JSON); --predict: the predictions");
     po::variables_map vm;
@@ -141,6 +142,7 @@ int calibrate_main(const Args& args) {
     if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
     if (iterations < 0 || iterations > 1000) throw InputError("--iterations " + std::to_string(iterations), "must lie in 0..1000");
     if (!(loss_scale >= 0.0 && loss_scale <= 10.0)) throw InputError("--loss-scale " + std::to_string(loss_scale), "must lie in 0..10 (0: plain least squares)");
+    if (!runs_file.empty() && checks.empty()) throw InputError("--runs", "needs --check (the runs it writes are the checked ones)");
     const DeviceSpec device = load_device(device_name);
     if (!predict_file.empty()) {
         if (kernel_name.empty()) throw InputError("--predict", "needs --kernel (the model to predict with)");
@@ -188,9 +190,11 @@ int calibrate_main(const Args& args) {
         const MeasuredSweep sweep = read_measured(checks);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, kernel);
         const double copy = device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps;
+        const std::vector<double> predicted = sim::predict_us(planned, kernel);
         const CalibrationCheck check = check_predictions("check (" + checks.front() + (checks.size() > 1 ? ", " + std::to_string(checks.size()) + " rounds" : "") + ")",
-                                                         planned, sim::predict_us(planned, kernel), kernel, device, copy);
+                                                         planned, predicted, kernel, device, copy);
         write_check_text(text, check);
+        if (!runs_file.empty()) write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); });
         report["check"] = check_to_json(check);
     }
     commit_output("", format == "json" ? report.dump(2) + "\n" : text.str());

@@ -95,6 +95,25 @@ TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every rema
         CHECK(c["by_strategy"][s]["median"].get<double>() <= c["by_strategy"][s]["worst"].get<double>());
     }
 
+    // --runs: each checked run on a line of its own, measured beside predicted, the same runs the summary counts.
+    const TempFile runs("checked-runs.jsonl");
+    const auto listed = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --runs " + runs.path + " --format json");
+    REQUIRE(listed.exit_code == 0);
+    CHECK(json::parse(listed.out)["check"]["error"] == c["error"]);
+    std::istringstream lines(slurp(runs.path));
+    std::size_t n = 0, beyond_median = 0;
+    for (std::string line; std::getline(lines, line); ++n) {
+        const json run = json::parse(line);
+        CHECK(run["error"].get<double>() == Approx(run["predicted_us"].get<double>() / run["measured_us"].get<double>() - 1.0));
+        CHECK(run["grid"].get<int>() > 0);
+        CHECK(run["block_rows"].get<int>() <= 16);  // the sweep's tiles hold 16 rows at most
+        CHECK(run["rows_per_kv_head"].get<int>() >= run["block_rows"].get<int>());
+        beyond_median += std::abs(run["error"].get<double>()) > c["error"]["median"].get<double>() ? 1 : 0;
+    }
+    CHECK(n == 300);
+    CHECK(beyond_median >= 140);  // half the runs, give or take the median's own
+    CHECK(beyond_median <= 150);
+
     // Two rounds of one sweep: the same runs, named as rounds; text by default.
     const auto two = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + heldout2);
     REQUIRE(two.exit_code == 0);
@@ -251,6 +270,8 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --predict " + no_problem.path,
         "calibrate --kernel leanattn-h100 --check " + heldout1 + " --format xml",
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --iterations -1",
+        "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale -1",
+        "calibrate --kernel leanattn-h100 --runs " + unwritten.path + " --predict " + shapes.path + " -o " + unwritten.path,  // --runs needs --check
     };
     for (const std::string& args : refused) {
         CAPTURE(args);

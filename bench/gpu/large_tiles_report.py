@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""What larger output tiles give KV heads of more than 16 query rows, from `leanattn cuda bench --shapes` JSON lines.
+
+    # every strategy at every tile (bench/gpu/large-tile-shapes.txt): the best at any tile against the best at 16 rows
+    python3 bench/gpu/large_tiles_report.py sweep SWEEP.jsonl [ROUND2.jsonl]
+    # `--strategy auto` against `--strategy auto --tile-rows 16` (rounds averaged); with --sweep, each against the best there
+    python3 bench/gpu/large_tiles_report.py ab --new AUTO-1.jsonl AUTO-2.jsonl --old AUTO16-1.jsonl AUTO16-2.jsonl [--sweep SWEEP.jsonl]
+    # the plans auto picks today (through the library: LEANATTN_LIBRARY, python/ on the path), timed by a sweep: a
+    # larger tile's plan at the sweep's time for it, a 16-row pick at what `--tile-rows 16` auto ran
+    python3 bench/gpu/large_tiles_report.py picks --lengths device|host --sweep SWEEP.jsonl --old AUTO16-1.jsonl AUTO16-2.jsonl
+
+A problem is a line's flags without --tile-rows; ratios are summarised by their geometric mean.
+"""
+import argparse
+import collections
+import json
+import math
+import re
+
+
+def problem_of(flags):
+    return re.sub(r" --tile-rows \d+", "", flags)
+
+
+def read(paths):
+    """{(problem, tile rows, strategy): mean median_us over the files}."""
+    times = collections.defaultdict(list)
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                run = json.loads(line)
+                for r in run.get("results", []):  # a line cuda bench refused has none
+                    times[(problem_of(run["flags"]), run["problem"]["tile_rows"], r["strategy"])].append(r["median_us"])
+    return {k: sum(v) / len(v) for k, v in times.items()}
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def best_by_problem(times, tile_rows=None):
+    best = {}
+    for (problem, tile, _), us in times.items():
+        if tile_rows is None or tile == tile_rows:
+            best[problem] = min(us, best.get(problem, math.inf))
+    return best
+
+
+def sweep(args):
+    times = read(args.files)
+    best, best16 = best_by_problem(times), best_by_problem(times, 16)
+    ratios = []
+    for problem in sorted(best16):
+        plan = min((us, tile, s) for (p, tile, s), us in times.items() if p == problem)
+        ratios.append(best[problem] / best16[problem])
+        print(f"{ratios[-1]:.3f}  best {plan[0]:8.1f} us ({plan[2]}, {plan[1]} rows)  at 16 rows {best16[problem]:8.1f}  {problem}")
+    print(f"{len(ratios)} problems: the best at any tile {geomean(ratios):.3f}x the best at 16 rows (geometric mean), "
+          f"{min(ratios):.3f}-{max(ratios):.3f}")
+
+
+def summarise(name, new, old, best):
+    """new, old: {problem: (us, tile rows)}."""
+    ratios = [new[p][0] / old[p][0] for p in old]
+    line = (f"{name}: {len(ratios)} problems, a larger tile on {sum(new[p][1] > 16 for p in old)}; {geomean(ratios):.3f}x the time at 16 rows "
+            f"({min(ratios):.3f}-{max(ratios):.3f}), slower beyond 3% on {sum(r > 1.03 for r in ratios)}")
+    if best:
+        line += (f"; within 3% of the best measured on {sum(new[p][0] <= 1.03 * best[p] for p in old)} "
+                 f"(at 16 rows {sum(old[p][0] <= 1.03 * best[p] for p in old)})")
+    print(line)
+
+
+def auto_runs(paths):
+    """{problem: (us, tile rows)} of auto's runs (one plan per line)."""
+    out = {}
+    for (problem, tile, _), us in read(paths).items():
+        out[problem] = (us, tile)
+    return out
+
+
+def ab(args):
+    new, old = auto_runs(args.new), auto_runs(args.old)
+    best = best_by_problem(read(args.sweep)) if args.sweep else None
+    for p in sorted(old):
+        print(f"{new[p][0] / old[p][0]:.3f}  auto {new[p][0]:8.1f} us ({new[p][1]} rows)  at 16 rows {old[p][0]:8.1f}  {p}")
+    summarise("auto", new, old, best)
+
+
+def picks(args):
+    from leanattn import reports  # the library's auto, as DecodePlan and `cuda bench` weigh it
+    times, old = read(args.sweep), auto_runs(args.old)
+    best = best_by_problem(times)
+    new = {}
+    with open(args.old[0]) as f:
+        for line in f:
+            run = json.loads(line)
+            pr, problem = run["problem"], problem_of(run["flags"])
+            plan = reports.schedule(batch=pr["batch"], heads=pr["q_heads"], kv_heads=pr["kv_heads"], head_dim=pr["head_dim"], ctx=pr["ctx"],
+                                    q_len=pr["q_len"], tile=pr["tile"], tile_rows=0, strategy="auto",
+                                    lengths=None if args.lengths == "device" else "host")
+            tile = plan["problem"]["tile_rows"]
+            new[problem] = old[problem] if tile <= 16 else (times[(problem, tile, plan["strategy"])], tile)
+            print(f"{new[problem][0] / old[problem][0]:.3f}  {plan['strategy']} on {tile} rows  {problem}")
+    summarise(f"auto's picks ({args.lengths} lengths), timed by the sweep", new, old, best)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("sweep")
+    s.add_argument("files", nargs="+")
+    a = sub.add_parser("ab")
+    a.add_argument("--new", nargs="+", required=True)
+    a.add_argument("--old", nargs="+", required=True)
+    a.add_argument("--sweep", nargs="*", default=[])
+    k = sub.add_parser("picks")
+    k.add_argument("--lengths", choices=["device", "host"], required=True)
+    k.add_argument("--sweep", nargs="+", required=True)
+    k.add_argument("--old", nargs="+", required=True)
+    args = ap.parse_args()
+    {"sweep": sweep, "ab": ab, "picks": picks}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

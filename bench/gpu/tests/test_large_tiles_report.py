@@ -1,0 +1,45 @@
+"""large_tiles_report.py on made-up cuda bench lines: a problem is its flags without --tile-rows, rounds are averaged,
+the best at any tile is set against the best at 16 rows, and auto against auto at 16 rows and the best there is."""
+import json
+import math
+
+import large_tiles_report as report
+
+
+def bench_line(flags, tile_rows, **us):
+    return json.dumps({"flags": flags + f" --tile-rows {tile_rows}", "problem": {"tile_rows": tile_rows},
+                       "results": [{"strategy": s.replace("_", "-"), "median_us": t} for s, t in us.items()]})
+
+
+def write(path, lines):
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_rounds_are_averaged_and_problems_drop_their_tile_rows(tmp_path):
+    a = write(tmp_path / "a.jsonl", [bench_line("--batch 1", 16, stream_k=10.0), bench_line("--batch 1", 32, stream_k=8.0)])
+    b = write(tmp_path / "b.jsonl", [bench_line("--batch 1", 16, stream_k=12.0), bench_line("--batch 1", 32, stream_k=6.0)])
+    times = report.read([a, b])
+    assert times == {("--batch 1", 16, "stream-k"): 11.0, ("--batch 1", 32, "stream-k"): 7.0}
+    assert report.best_by_problem(times) == {"--batch 1": 7.0}
+    assert report.best_by_problem(times, 16) == {"--batch 1": 11.0}
+
+
+def test_sweep_sets_the_best_at_any_tile_against_the_best_at_16_rows(tmp_path, capsys):
+    sweep = write(tmp_path / "s.jsonl", [
+        bench_line("--batch 1", 16, stream_k=10.0, no_split=20.0), bench_line("--batch 1", 32, stream_k=5.0, no_split=30.0),
+        bench_line("--batch 2", 16, stream_k=10.0, no_split=9.0), bench_line("--batch 2", 32, stream_k=12.0, no_split=11.0)])
+    report.sweep(type("Args", (), {"files": [sweep]}))
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert f"{math.sqrt(0.5 * 1.0):.3f}x" in last and "0.500-1.000" in last  # 5/10 and 9/9
+
+
+def test_ab_counts_the_larger_tiles_the_slower_and_those_near_the_best(tmp_path, capsys):
+    new = write(tmp_path / "new.jsonl", [bench_line("--batch 1", 32, stream_k=5.0), bench_line("--batch 2", 32, stream_k=11.0)])
+    old = write(tmp_path / "old.jsonl", [bench_line("--batch 1", 16, stream_k=10.0), bench_line("--batch 2", 16, stream_k=10.0)])
+    sweep = write(tmp_path / "s.jsonl", [bench_line("--batch 1", 32, no_split=5.0), bench_line("--batch 2", 16, no_split=10.0)])
+    report.ab(type("Args", (), {"new": [new], "old": [old], "sweep": [sweep]}))
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "2 problems, a larger tile on 2" in last
+    assert "slower beyond 3% on 1" in last  # 11 against 10
+    assert "within 3% of the best measured on 1 (at 16 rows 1)" in last
