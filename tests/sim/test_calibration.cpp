@@ -107,6 +107,22 @@ sim::MeasuredRun measured(Strategy s, double us, const std::string& label = "p")
     return r;
 }
 
+// `count` random problems (seeded_rng(seed)) "measured" as `truth` predicts them.
+sim::PlannedRuns random_sweep(std::uint64_t seed, int count, const DeviceSpec& device, const sim::KernelModel& truth) {
+    auto rng = seeded_rng(seed);
+    std::vector<Problem> problems;
+    for (int i = 0; i < count; ++i) problems.push_back(sweep_problem(rng));
+    return synthetic_sweep(problems, device, truth);
+}
+// The default fit parameter of that name, alone.
+std::vector<sim::FitParameter> only(const sim::PlannedRuns& planned, const std::string& name) {
+    std::vector<sim::FitParameter> one;
+    for (const sim::FitParameter& p : sim::default_fit_parameters(planned)) {
+        if (p.name == name) one.push_back(p);
+    }
+    return one;
+}
+
 }  // namespace
 
 TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and says whether the GPU ran the same grid") {
@@ -222,16 +238,12 @@ TEST_CASE("default_fit_parameters: distinct fields of the model, the memory law 
 TEST_CASE("fit_kernel moves only the fields it is given, and recovers an additive cost exactly") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
-    auto rng = seeded_rng(203);
-    std::vector<Problem> problems;
-    for (int i = 0; i < 6; ++i) problems.push_back(sweep_problem(rng));
-    const sim::PlannedRuns planned = synthetic_sweep(problems, device, truth);
+    const sim::PlannedRuns planned = random_sweep(203, 6, device, truth);
     sim::KernelModel start = truth;
     start.launch_ns *= 1.5;
     start.segment_ns *= 0.7;  // not fitted below: stays wrong
     const std::vector<sim::FitParameter> all = sim::default_fit_parameters(planned);
-    std::vector<sim::FitParameter> launch;
-    std::copy_if(all.begin(), all.end(), std::back_inserter(launch), [](const sim::FitParameter& p) { return p.name == "launch_ns"; });
+    const std::vector<sim::FitParameter> launch = only(planned, "launch_ns");
     REQUIRE(launch.size() == 1);
 
     const sim::FitReport none = sim::fit_kernel(planned, start, launch, 0);
@@ -258,15 +270,9 @@ TEST_CASE("fit_kernel moves only the fields it is given, and recovers an additiv
 TEST_CASE("fit_kernel's loss: Cauchy's (the default) lets one outlier pull the fit less than plain squares (loss scale 0)") {
     const DeviceSpec device = app::load_device("h100-sxm");
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
-    auto rng = seeded_rng(211);
-    std::vector<Problem> problems;
-    for (int i = 0; i < 8; ++i) problems.push_back(sweep_problem(rng));
-    sim::PlannedRuns planned = synthetic_sweep(problems, device, truth);
+    sim::PlannedRuns planned = random_sweep(211, 8, device, truth);
     planned.runs.front().measured_us *= 2.0;  // a run the model cannot explain
-    std::vector<sim::FitParameter> launch;
-    for (const sim::FitParameter& p : sim::default_fit_parameters(planned)) {
-        if (p.name == "launch_ns") launch.push_back(p);
-    }
+    const std::vector<sim::FitParameter> launch = only(planned, "launch_ns");
     REQUIRE(launch.size() == 1);
     const double robust = sim::fit_kernel(planned, truth, launch, 40, {}).kernel.launch_ns;
     const double squares = sim::fit_kernel(planned, truth, launch, 40, {}, 0.0).kernel.launch_ns;
