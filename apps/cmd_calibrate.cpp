@@ -1,6 +1,8 @@
 // cmd_calibrate.cpp — `leanattn calibrate`: fit a kernel model to measured decode times, check one against
 // a sweep it never saw, or predict a sweep before it is measured (docs/calibration.md).
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -105,10 +107,31 @@ void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, co
     }
 }
 
+// The start with `settings` (KEY=VALUE, a top-level number of the kernel file) applied: a new term's first guess.
+sim::KernelModel with_settings(const sim::KernelModel& start, const std::vector<std::string>& settings) {
+    if (settings.empty()) return start;
+    json j = kernel_to_json(start);
+    for (const std::string& setting : settings) {
+        const std::size_t eq = setting.find('=');
+        const std::string key = setting.substr(0, eq);
+        if (eq == std::string::npos || !j.contains(key) || !j[key].is_number_float()) {
+            throw InputError("--set " + setting, "expected KEY=VALUE, KEY a number of the kernel file (e.g. reread_lag_mb=50)");
+        }
+        const std::string text = setting.substr(eq + 1);
+        double value = 0.0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) throw InputError("--set " + setting, "expected a finite number after =");
+        j[key] = value;
+    }
+    sim::KernelModel k = kernel_from_text(j.dump(), "the start with --set");
+    sim::check_kernel_model(k);
+    return k;
+}
+
 }  // namespace
 
 int calibrate_main(const Args& args) {
-    std::vector<std::string> measured, checks, held;
+    std::vector<std::string> measured, checks, held, only, settings;
     std::string device_name = "h100-sxm", kernel_name, start_name, name = "leanattn", predict_file, output, format = "text", fitted_note, runs_file;
     int iterations = 40;
     double loss_scale = sim::default_loss_scale;
@@ -122,6 +145,8 @@ int calibrate_main(const Args& args) {
         "name", po::value(&name)->default_value(name), "--measured: the fitted model's name")(
         "note", po::value(&fitted_note), "--measured: written as the model's \"fitted\" text (what, where, when)")(
         "hold", po::value(&held), "--measured: keep this field at the start's value, not fitted (repeat for more; the field names the fit prints)")(
+        "fit", po::value(&only), "--measured: fit only this field, every other held at the start's value (repeat for more): a new term fitted alone")(
+        "set", po::value(&settings), "--measured: start with KEY=VALUE in the start's kernel file (repeat for more), e.g. a new term's first guess")(
         "iterations", po::value(&iterations)->default_value(iterations), "--measured: at most this many Levenberg-Marquardt iterations")(
         "loss-scale", po::value(&loss_scale)->default_value(loss_scale, "0.1"),
         "--measured: the robust loss's scale on log(predicted / measured) (Cauchy's): runs off by more weigh less;\n"
@@ -161,13 +186,19 @@ int calibrate_main(const Args& args) {
     std::ostringstream text;
     if (!measured.empty()) {
         const MeasuredSweep sweep = read_measured(measured);
-        const sim::KernelModel start = start_name.empty() ? starting_guess(name) : load_kernel(start_name, device);
+        if (!held.empty() && !only.empty()) throw InputError("--hold", "goes without --fit (--fit names every field fitted)");
+        const sim::KernelModel start = with_settings(start_name.empty() ? starting_guess(name) : load_kernel(start_name, device), settings);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
         std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
-        for (const std::string& field : held) {
+        const auto find = [&](const std::string& flag, const std::string& field) {
             const auto it = std::find_if(params.begin(), params.end(), [&](const sim::FitParameter& p) { return p.name == field; });
-            if (it == params.end()) throw InputError("--hold " + field, "is not a field this fit moves (the fit prints their names)");
-            params.erase(it);
+            if (it == params.end()) throw InputError(flag + " " + field, "is not a field this fit moves (the fit prints their names)");
+            return it;
+        };
+        for (const std::string& field : held) params.erase(find("--hold", field));
+        for (const std::string& field : only) (void)find("--fit", field);
+        if (!only.empty()) {
+            std::erase_if(params, [&](const sim::FitParameter& p) { return std::find(only.begin(), only.end(), p.name) == only.end(); });
         }
         std::cerr << "calibrate: fitting " << params.size() << " fields to " << sweep.runs.size() << " runs of " << sweep.problems << " problems ("
                   << sweep.gpu << ")\n";

@@ -60,6 +60,8 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     for (const NumberField& f : number_fields) k.*f.member = finite_number(j, f.key, source);
     // Optional: files fitted before row blocks have no re-reads to describe, and those before kernel v20 one reduce CTA per output.
     if (j.contains("reread_fraction")) k.reread_fraction = finite_number(j, "reread_fraction", source);
+    // Optional: files fitted before it (2026-11-27) do not age the L2.
+    if (j.contains("reread_lag_mb")) k.reread_lag_mb = finite_number(j, "reread_lag_mb", source);
     // Optional: files fitted before the drain term (2026-11-26) have none.
     if (j.contains("compute_drain_tokens")) k.compute_drain_tokens = finite_number(j, "compute_drain_tokens", source);
     // Optional: files fitted before the idle SMs' bandwidth term (2026-11-26) have none.
@@ -107,6 +109,7 @@ nlohmann::ordered_json kernel_to_json(const KernelModel& k, const std::string& f
     j["tensor_core_rows_min"] = k.tensor_core_rows_min;
     for (const NumberField& f : number_fields) j[f.key] = k.*f.member;
     j["reread_fraction"] = k.reread_fraction;
+    j["reread_lag_mb"] = k.reread_lag_mb;
     j["compute_drain_tokens"] = k.compute_drain_tokens;
     j["idle_sms_bandwidth_loss"] = k.idle_sms_bandwidth_loss;
     j["narrow_in_flight_fraction"] = k.narrow_in_flight_fraction;

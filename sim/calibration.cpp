@@ -86,6 +86,8 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, con
     }
     // Fitted only where some run re-reads K and V for a later row block: otherwise nothing measures it.
     if (row_blocks) params.push_back({"reread_fraction", field(&KernelModel::reread_fraction), 1e-3, 1.0});
+    // Fitted only from a start that has it (a kernel file that ages the L2), as the terms below.
+    if (row_blocks && start.reread_lag_mb > 0.0) params.push_back({"reread_lag_mb", field(&KernelModel::reread_lag_mb), 1e-3, 1e5});
     // Fitted only from a start that has one (a kernel that overlaps its compute; fitted in logs, so never from 0).
     if (start.compute_drain_tokens > 0.0) params.push_back({"compute_drain_tokens", field(&KernelModel::compute_drain_tokens), 1e-3, 4096.0});
     // Likewise: fitted only from a start that has it, so that fits from older kernel files stay as they were.

@@ -56,7 +56,8 @@ public:
           // searches the plan for its range first.
           walk_(s.strategy == Strategy::stream_k && !s.one_output_per_cta ? k.stream_k_walk_ns : 0.0),
           fill_(k.pipeline_fills_per_segment * k.bytes_in_flight_per_sm), partial_store_(partial_store(k, p_)),
-          merge_per_peer_(k.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k.merge_ns_per_kb), compute_(k, p_, bytes_per_element) {
+          merge_per_peer_(k.merge_ns_per_partial + partial_bytes(p_) / 1024.0 * k.merge_ns_per_kb),
+          lag_mb_per_tile_(static_cast<double>(std::min(s.grid, s.device.resident_ctas()) * p_.tile) * token_bytes_ / 1e6), compute_(k, p_, bytes_per_element) {
         // Stream-k: every CTA's start, found once (the walker would find each twice, and hosts search them again).
         if (s.strategy == Strategy::stream_k) {
             starts_.resize(static_cast<std::size_t>(s.grid) + 1);
@@ -76,7 +77,7 @@ public:
             const Segment seg = w.current();
             const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(seg.output / outputs_per_request_)];
             const double tokens = static_cast<double>(std::min(seg.end * p_.tile, ctx) - seg.begin * p_.tile);
-            const double reread = reread_share(k_, row_blocks_, seg.output, previous_output);
+            const double reread = lagged() ? lagged_reread_share(g, seg) : reread_share(k_, row_blocks_, seg.output, previous_output);
             previous_output = seg.output;
             if (k_.compute_overlaps_loads) {
                 b.stream(tokens * token_bytes_ * reread + fill_, false, compute(tokens), k_.compute_overlap_loss, seg.output);
@@ -107,6 +108,47 @@ public:
 
 private:
     double compute(double tokens) const { return compute_.ns(tokens); }
+
+    // Stream-k under a kernel that ages the L2 (reread_lag_mb): every CTA's range is known (starts_).
+    bool lagged() const { return k_.reread_lag_mb > 0.0 && row_blocks_ > 1 && !starts_.empty(); }
+
+    // The HBM share of stream-k segment `seg` of CTA g (KernelModel::reread_lag_mb). A LeanTile's place is how far
+    // into its CTA's range it lies (the CTAs start together and stream at about one rate, so places order the reads in
+    // time). The KV head's other row blocks read the same tokens at their own places: the read after the latest one
+    // before it (an equal place counts as before for a lower block: side by side, the lowest block reads from HBM)
+    // finds them in the L2 as aged by the LeanTiles between; a read before every other is from HBM.
+    double lagged_reread_share(std::int64_t g, const Segment& seg) {
+        const std::int64_t block = seg.output % row_blocks_, first_output = seg.output - block;
+        const std::int64_t mine = plan::output_offset(plan_, seg.output) - starts_[static_cast<std::size_t>(g)];  // LeanTile x's place: mine + x
+        // Per other block j: the CTA holding its LeanTile x, and where that CTA's range ends (in the block's LeanTiles).
+        others_.clear();
+        for (std::int64_t j = 0; j < row_blocks_; ++j) {
+            if (j == block) continue;
+            const std::int64_t offset = plan::output_offset(plan_, first_output + j);
+            const auto c = std::upper_bound(starts_.begin(), starts_.end() - 1, offset + seg.begin) - starts_.begin() - 1;
+            others_.push_back({j, offset, c});
+        }
+        const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(seg.output / outputs_per_request_)];
+        const auto tokens_before = [&](std::int64_t x) { return static_cast<double>(std::min(x * p_.tile, ctx)); };  // of LeanTiles [0, x)
+        double weighted = 0.0;
+        for (std::int64_t x = seg.begin; x < seg.end;) {
+            std::int64_t to = seg.end, lag = -1;
+            for (Other& o : others_) {
+                while (starts_[static_cast<std::size_t>(o.cta) + 1] <= o.offset + x) ++o.cta;
+                to = std::min(to, starts_[static_cast<std::size_t>(o.cta) + 1] - o.offset);
+                const std::int64_t ahead = mine - (o.offset - starts_[static_cast<std::size_t>(o.cta)]);  // my place less theirs
+                if (ahead > 0 || (ahead == 0 && o.block < block)) lag = lag < 0 ? ahead : std::min(lag, ahead);
+            }
+            const double share = lag < 0 ? 1.0 : k_.reread_fraction + (1.0 - k_.reread_fraction) * std::min(1.0, static_cast<double>(lag) * lag_mb_per_tile_ / k_.reread_lag_mb);
+            weighted += share * (tokens_before(to) - tokens_before(x));
+            x = to;
+        }
+        return weighted / (tokens_before(seg.end) - tokens_before(seg.begin));
+    }
+    struct Other {
+        std::int64_t block, offset, cta;
+    };
+    std::vector<Other> others_;  // lagged_reread_share's: the KV head's other row blocks
 
     CtaWalker walker(std::int64_t g) const {
         if (starts_.empty()) return CtaWalker(plan_, g);
@@ -186,6 +228,7 @@ private:
     const double rows16_;  // 16-row groups of a block: tile_compute_ns is per 16 rows
     const std::int64_t row_blocks_, outputs_per_request_;
     const double walk_, fill_, partial_store_, merge_per_peer_;
+    const double lag_mb_per_tile_;  // MB the GPU streams while every CTA at once reads one LeanTile (reread_lag_mb)
     std::vector<std::int64_t> other_;  // MergeOrder::shared only (count_other_ctas)
     const ComputeCost compute_;
     std::vector<std::int64_t> starts_;  // stream-k: (grid + 1) every CTA's first LeanTile, then I

@@ -115,6 +115,7 @@ void check_kernel_model(const KernelModel& k) {
         if (!(v >= 0.0 && v <= 1e9)) refuse(kernel_path_names[i], v, "cta_ns_per_kb_by_path: must lie in 0..1e9 ns");
     }
     if (!(k.reread_fraction >= 0.0 && k.reread_fraction <= 1.0)) refuse("reread_fraction", k.reread_fraction, "must lie in 0..1");
+    if (!(k.reread_lag_mb >= 0.0 && k.reread_lag_mb <= 1e6)) refuse("reread_lag_mb", k.reread_lag_mb, "must lie in 0..1e6 MB (0: the L2 is not aged)");
     if (!(k.idle_sms_bandwidth_loss >= 0.0 && k.idle_sms_bandwidth_loss < 1.0)) refuse("idle_sms_bandwidth_loss", k.idle_sms_bandwidth_loss, "must lie in 0..1 (1 excluded)");
     if (!(k.narrow_in_flight_fraction > 0.0 && k.narrow_in_flight_fraction <= 1.0)) refuse("narrow_in_flight_fraction", k.narrow_in_flight_fraction, "must lie in 0..1 (0 excluded)");
     if (!(k.compute_overlap_loss >= 0.0 && k.compute_overlap_loss <= 1.0)) refuse("compute_overlap_loss", k.compute_overlap_loss, "must lie in 0..1");

@@ -53,6 +53,14 @@ struct KernelModel {
     // this fraction of as many from HBM (1: all from HBM, as the paper's kernel, which has no row blocks, would),
     // unless the same CTA read the block before it just before (cta_program.cpp: then in full).
     double reread_fraction = 1.0;
+    // How the L2 ages a later row block's reads (0: it does not; the block is read in full only when its own CTA read
+    // the block before it just before). The block before's same tokens were read earlier, by the CTA that holds them,
+    // and the GPU streamed other bytes meanwhile: about the CTAs streaming at once × the LeanTiles between the two
+    // reads (their places in their CTAs' ranges) × a LeanTile's bytes. Once that passes this many MB the read is
+    // wholly from HBM; below it the share grows linearly from reread_fraction. Side by side (no-split, fixed-split,
+    // stream-k of one output per CTA) the two reads are at the same place: reread_fraction. Stream-k's CTAs over row
+    // blocks read a block's tokens at places up to a CTA's range apart.
+    double reread_lag_mb = 0.0;
 
     // Compute: per 1,024 scores (query row × token, rows padded as the kernel pads them) and per million
     // multiply-adds (Q·K and P·V: 2 × padded rows × tokens × head_dim). compute_overlaps_loads: a segment

@@ -621,6 +621,12 @@ TEST_CASE("kernel files: kernel_to_json reads back to the same model, and duplic
     refused_with("ctas_per_sm", -1, "ctas_per_sm");
     refused_with("ctas_per_sm", 1.5, "ctas_per_sm");
     refused_with("tensor_core_rows_min", 0, "tensor_core_rows_min");
+    refused_with("reread_lag_mb", -1.0, "reread_lag_mb");
+    {  // optional: a file without it does not age the L2
+        json old_file = j;
+        old_file.erase("reread_lag_mb");
+        CHECK(leanattn::app::kernel_from_text(old_file.dump(), "k.json").reread_lag_mb == 0.0);
+    }
     refused_with("cta_ns_per_kb_by_path", json::array({1.0}), "cta_ns_per_kb_by_path");
     refused_with("name", "", "name");
     CHECK_THAT(refusal("[1, 2]"), Catch::Contains("k.json"));

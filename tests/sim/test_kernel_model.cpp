@@ -385,6 +385,7 @@ TEST_CASE("a later row block counts at reread_fraction of its bytes, but in full
     const DeviceSpec device = app::load_device("h100-sxm");
     sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
     kernel.reread_fraction = 0.25;
+    kernel.reread_lag_mb = 0.0;  // the rule without the L2's aging
     Problem p = one_output(32, 128, 1448);  // 32 rows: 2 row blocks of 16
     p.batch = 4;
     p.ctx.assign(4, 1448);
@@ -414,6 +415,106 @@ TEST_CASE("a later row block counts at reread_fraction of its bytes, but in full
     shares(make_schedule(p, planned, one_cta), in_turn);
     REQUIRE(in_turn.size() == 4);
     for (double s : in_turn) CHECK(s == Approx(1.0));
+}
+
+namespace {
+
+// Each stream phase's HBM share of the K and V it reads (its bytes less the pipeline's fill, over the tokens' bytes),
+// with the row block it reads: what main_launch charged.
+struct ReadShare {
+    std::int64_t block;
+    double share, tokens;
+};
+std::vector<ReadShare> read_shares(const Schedule& plan, const sim::KernelModel& kernel) {
+    const Problem& p = plan.problem;
+    const double fill = kernel.pipeline_fills_per_segment * kernel.bytes_in_flight_per_sm, token_bytes = static_cast<double>(p.head_dim * 2 * 2);
+    const sim::LaunchProgram program = sim::main_launch(plan, kernel, 2);
+    std::vector<ReadShare> out;
+    for (std::int64_t g = 0; g < plan.grid; ++g) {
+        std::vector<Segment> segments;
+        for (CtaWalker w(plan.view(), g); w.valid(); w.advance()) segments.push_back(w.current());
+        std::size_t next = 0;
+        for (std::int64_t i = program.first[static_cast<std::size_t>(g)]; i < program.first[static_cast<std::size_t>(g) + 1]; ++i) {
+            const sim::Phase& ph = program.phases[static_cast<std::size_t>(i)];
+            if (ph.kind != sim::PhaseKind::stream || ph.output < 0) continue;
+            const Segment& seg = segments.at(next++);
+            const std::int64_t ctx = p.ctx[static_cast<std::size_t>(seg.output / p.outputs_per_request())];
+            const double tokens = static_cast<double>(std::min(seg.end * p.tile, ctx) - seg.begin * p.tile);
+            out.push_back({seg.output % p.row_blocks(), (ph.amount - fill) / (tokens * token_bytes), tokens});
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("reread_lag_mb: a later row block's share grows with the bytes the GPU streams between two reads of its tokens") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    kernel.reread_fraction = 0.25;
+    Problem p = one_output(32, 128, 1448);  // 32 rows: 2 row blocks of 16
+    p.batch = 4;
+    p.ctx.assign(4, 1448);
+    REQUIRE(p.row_blocks() == 2);
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    // Side by side (no-split): both blocks read each token at the same place, the first from HBM, the second at
+    // reread_fraction, however the L2 ages.
+    for (const double lag_mb : {1e-3, 10.0, 1e5}) {
+        kernel.reread_lag_mb = lag_mb;
+        for (const ReadShare& r : read_shares(plan_of(p, planned, Strategy::no_split), kernel)) CHECK(r.share == Approx(r.block == 0 ? 1.0 : 0.25));
+    }
+    // One CTA reading every output in turn: a later block's tokens were read one output's LeanTiles before, while
+    // nothing else streamed: n LeanTiles of that CTA's bytes between the two reads.
+    PlanOptions one_cta;
+    one_cta.grid = 1;
+    one_cta.stream_k_rule = StreamKRule::paper;
+    const Schedule in_turn = make_schedule(p, planned, one_cta);
+    const std::int64_t n = (1448 + p.tile - 1) / p.tile;
+    const double between_mb = static_cast<double>(n * p.tile * 128 * 2 * 2) / 1e6;
+    for (const double lag_mb : {1e-3, 0.5, 2.0, 1e5}) {
+        kernel.reread_lag_mb = lag_mb;
+        const std::vector<ReadShare> shares = read_shares(in_turn, kernel);
+        REQUIRE(shares.size() == 8);
+        for (const ReadShare& r : shares) CHECK(r.share == Approx(r.block == 0 ? 1.0 : 0.25 + 0.75 * std::min(1.0, between_mb / lag_mb)));
+    }
+}
+
+TEST_CASE("under reread_lag_mb each token is read from HBM once in full and by the other blocks at least at reread_fraction: never fewer bytes than side by side, never a slower plan for a longer L2") {
+    std::mt19937_64 rng = seeded_rng(41);
+    const DeviceSpec device = app::load_device("h100-sxm");
+    sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    for (int trial = 0; trial < 40; ++trial) {
+        Problem p = random_problem(rng, 1 << 14);
+        p.head_dim = 128;
+        p.tile = default_tile(128);
+        p.q_len = 1;
+        p.q_heads = p.kv_heads * std::uniform_int_distribution<std::int64_t>(17, 96)(rng);  // 2-6 row blocks
+        REQUIRE(p.row_blocks() > 1);
+        PlanOptions o;
+        o.grid = std::uniform_int_distribution<std::int64_t>(1, planned.resident_ctas())(rng);
+        o.stream_k_rule = trial % 2 == 0 ? StreamKRule::paper : StreamKRule::aligned;
+        const Schedule plan = make_schedule(p, planned, o);
+        CAPTURE(trial, p.batch, p.kv_heads, p.q_heads, plan.grid, o.stream_k_rule == StreamKRule::paper);
+        double previous_ns = std::numeric_limits<double>::infinity();
+        for (const double lag_mb : {1e-3, 1.0, 30.0, 1e5}) {
+            kernel.reread_lag_mb = lag_mb;
+            double hbm = 0.0, tokens = 0.0;
+            for (const ReadShare& r : read_shares(plan, kernel)) {
+                CHECK(r.share >= kernel.reread_fraction * (1 - 1e-12));
+                CHECK(r.share <= 1.0 + 1e-12);
+                hbm += r.share * r.tokens, tokens += r.tokens;
+            }
+            // Side by side: every token once in full, and once per other block at reread_fraction.
+            const double blocks = static_cast<double>(p.row_blocks());
+            CHECK(hbm >= tokens / blocks * (1.0 + (blocks - 1.0) * kernel.reread_fraction) * (1 - 1e-9));
+            const double ns = play(plan, &kernel).makespan_ns;
+            CHECK(ns <= previous_ns * (1 + 1e-9));
+            previous_ns = ns;
+        }
+    }
+    kernel.reread_lag_mb = -1.0;
+    CHECK_THROWS_WITH(sim::check_kernel_model(kernel), Catch::Contains("reread_lag_mb"));
 }
 
 TEST_CASE("a reduce kernel of reduce_values_per_cta shares each output's partials among its CTAs, which read all of them together") {

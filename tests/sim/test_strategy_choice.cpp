@@ -417,20 +417,20 @@ TEST_CASE("larger_tile_rows: 32, 64 and 128 rows while each holds fewer row bloc
 TEST_CASE("KV heads of more than 16 rows: auto weighs each default plan on larger tiles last, and takes one predicted faster") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel live = app::load_kernel("leanattn-h100", h100);
-    // Qwen2.5-32B, one request of 16k tokens, 8 new tokens: 40 rows per KV head. Measured on an H100 (steps of run(),
-    // bench/results/raw/gpu-2026-11-27-large-tiles): stream-k 69.1 us on 16-row tiles (three blocks of 14 rows), 44.1
-    // on 32-row tiles (two blocks of 20), 48.5 on one 40-row tile.
-    const Problem p = with_q_len(decode_shape(1, 40, 8, 128, 16384), 8);
-    REQUIRE(p.rows() == 40);
+    // Llama-3.1-405B, 32 requests of 2k tokens, 8 new tokens: 128 rows per KV head. Measured on an H100 (steps of run(),
+    // bench/results/raw/gpu-2026-11-27-lag-auto): 310 us at best on 16-row tiles (eight blocks), 282 on 32, 234 on 64 and
+    // 210 on one 128-row tile, whatever the strategy.
+    const Problem p = with_q_len(decode_shape(32, 128, 8, 128, 2048), 8);
+    REQUIRE(p.rows() == 128);
     for (const sim::Weighing weighing : {sim::Weighing::bounded, sim::Weighing::every_plan}) {
         const sim::StrategyChoice c = sim::choose_strategy(p, h100, live, 2, PlanOptions{}, true, weighing);
-        REQUIRE(c.candidates.size() >= 6);
+        REQUIRE(c.candidates.size() >= 9);
         const std::size_t n = c.candidates.size();
-        const std::int64_t tiles[6] = {32, 32, 32, 64, 64, 64};
-        for (std::size_t i = 0; i < 6; ++i) {
+        const std::int64_t tiles[9] = {32, 32, 32, 64, 64, 64, 128, 128, 128};
+        for (std::size_t i = 0; i < 9; ++i) {
             CAPTURE(i);
-            CHECK(c.candidates[n - 6 + i].tile_rows == tiles[i]);
-            CHECK(c.candidates[n - 6 + i].options.strategy == sim::default_plans[i % 3].strategy);
+            CHECK(c.candidates[n - 9 + i].tile_rows == tiles[i]);
+            CHECK(c.candidates[n - 9 + i].options.strategy == sim::default_plans[i % 3].strategy);
         }
         CHECK(c.tile_rows > 16);  // predicted faster than every plan on 16-row tiles
         const auto chosen = std::find_if(c.candidates.begin(), c.candidates.end(), [&](const sim::StrategyCandidate& x) {
