@@ -127,7 +127,10 @@ std::vector<std::int64_t> larger_tile_rows(const Problem& problem);
 // stream-k over row blocks (they predict it 20-27% fast): a larger tile taken wherever predicted faster at all ran
 // auto at 0.936x its time on 16-row tiles (steps of run(); host-lengths 0.938x), slower by more than 3% on 6 (8)
 // shapes, up to 1.19x; on this margin 0.924x (0.925x), slower on 2 (4), up to 1.19x (1.07x), within 3% of the best
-// plan measured on 29 (24) of 31 where 16-row tiles were on 16 (14).
+// plan measured on 29 (24) of 31 where 16-row tiles were on 16 (14). The kernel models have aged the L2 since
+// (KernelModel::reread_lag_mb), which predicts stream-k over row blocks far better; under them auto ran 0.995x its time
+// under the models before on those 31 problems, none slower beyond 3% (bench/results/raw/gpu-2026-11-27-lag-auto). The
+// margin stays for what no term models: a larger tile's team of warps and its barriers.
 inline constexpr double larger_tile_margin = 0.10;
 
 

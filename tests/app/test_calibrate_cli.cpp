@@ -325,6 +325,32 @@ TEST_CASE("calibrate --measured fits a kernel model and writes it as a kernel fi
     const auto refused = run_leanattn("calibrate --measured " + measured.path + " --hold tile_size -o " + held_fit.path);
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::Contains("--hold tile_size"));
+
+    // --fit moves only the fields it names, from a start that --set changed: a new term fitted alone.
+    const TempFile alone_fit("alone.json");
+    const auto alone = run_leanattn("calibrate --measured " + measured.path + " --start leanattn-h100 --iterations 2 --set launch_ns=5000 --fit launch_ns -o " +
+                                    alone_fit.path);
+    INFO(alone.err);
+    REQUIRE(alone.exit_code == 0);
+    CHECK_THAT(alone.err, Catch::Contains("fitting 1 fields"));
+    json a = json::parse(slurp(alone_fit.path));
+    CHECK(a["launch_ns"] != start["launch_ns"]);
+    CHECK(a["launch_ns"] != 5000.0);  // moved from the value --set gave it
+    json unmoved = start;  // every other field as the start has it
+    for (const char* key : {"launch_ns", "name", "description", "fitted"}) a.erase(key), unmoved.erase(key);
+    CHECK(a == unmoved);
+    for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+             {"--fit tile_size", "--fit tile_size"},
+             {"--fit launch_ns --hold cta_setup_ns", "goes without --fit"},
+             {"--set launch_ns", "KEY=VALUE"},
+             {"--set no_such_key=1", "--set no_such_key=1"},
+             {"--set launch_ns=fast", "finite number"},
+             {"--set launch_ns=-1", "launch_ns"}}) {
+        CAPTURE(flags);
+        const auto bad = run_leanattn("calibrate --measured " + measured.path + " --start leanattn-h100 " + flags + " -o " + alone_fit.path);
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::Contains(says));
+    }
 }
 
 TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three strategies, the GPU's grids, as text, JSON and SVG") {
