@@ -77,7 +77,7 @@ public:
             const Segment seg = w.current();
             const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(seg.output / outputs_per_request_)];
             const double tokens = static_cast<double>(std::min(seg.end * p_.tile, ctx) - seg.begin * p_.tile);
-            const double reread = lagged() ? lagged_reread_share(g, seg) : reread_share(k_, row_blocks_, seg.output, previous_output);
+            const double reread = lagged() ? lagged_reread_share(g, seg, ctx) : reread_share(k_, row_blocks_, seg.output, previous_output);
             previous_output = seg.output;
             if (k_.compute_overlaps_loads) {
                 b.stream(tokens * token_bytes_ * reread + fill_, false, compute(tokens), k_.compute_overlap_loss, seg.output);
@@ -112,23 +112,24 @@ private:
     // Stream-k under a kernel that ages the L2 (reread_lag_mb): every CTA's range is known (starts_).
     bool lagged() const { return k_.reread_lag_mb > 0.0 && row_blocks_ > 1 && !starts_.empty(); }
 
-    // The HBM share of stream-k segment `seg` of CTA g (KernelModel::reread_lag_mb). A LeanTile's place is how far
+    // The HBM share of stream-k segment `seg` of CTA g, whose request holds `ctx` tokens (KernelModel::reread_lag_mb). A LeanTile's place is how far
     // into its CTA's range it lies (the CTAs start together and stream at about one rate, so places order the reads in
     // time). The KV head's other row blocks read the same tokens at their own places: the read after the latest one
     // before it (an equal place counts as before for a lower block: side by side, the lowest block reads from HBM)
     // finds them in the L2 as aged by the LeanTiles between; a read before every other is from HBM.
-    double lagged_reread_share(std::int64_t g, const Segment& seg) {
-        const std::int64_t block = seg.output % row_blocks_, first_output = seg.output - block;
-        const std::int64_t mine = plan::output_offset(plan_, seg.output) - starts_[static_cast<std::size_t>(g)];  // LeanTile x's place: mine + x
+    double lagged_reread_share(std::int64_t g, const Segment& seg, std::int64_t ctx) {
+        // The head's blocks are consecutive outputs of one request, of n LeanTiles each, from `first` on.
+        const std::int64_t block = seg.output % row_blocks_, first = plan::output_offset(plan_, seg.output - block), n = plan::output_tiles(plan_, seg.output);
+        const std::int64_t mine = first + block * n - starts_[static_cast<std::size_t>(g)];  // LeanTile x's place: mine + x
         // Per other block j: the CTA holding its LeanTile x, and where that CTA's range ends (in the block's LeanTiles).
+        // The blocks' LeanTiles lie in order, so each block's CTA is found walking on from the one before's.
         others_.clear();
+        std::int64_t c = std::upper_bound(starts_.begin(), starts_.end() - 1, first + seg.begin) - starts_.begin() - 1;
         for (std::int64_t j = 0; j < row_blocks_; ++j) {
-            if (j == block) continue;
-            const std::int64_t offset = plan::output_offset(plan_, first_output + j);
-            const auto c = std::upper_bound(starts_.begin(), starts_.end() - 1, offset + seg.begin) - starts_.begin() - 1;
-            others_.push_back({j, offset, c});
+            const std::int64_t offset = first + j * n;
+            while (starts_[static_cast<std::size_t>(c) + 1] <= offset + seg.begin) ++c;
+            if (j != block) others_.push_back({j, offset, c});
         }
-        const std::int64_t ctx = p_.ctx[static_cast<std::size_t>(seg.output / outputs_per_request_)];
         const auto tokens_before = [&](std::int64_t x) { return static_cast<double>(std::min(x * p_.tile, ctx)); };  // of LeanTiles [0, x)
         double weighted = 0.0;
         for (std::int64_t x = seg.begin; x < seg.end;) {
