@@ -112,11 +112,11 @@ private:
     // Stream-k under a kernel that ages the L2 (reread_lag_mb): every CTA's range is known (starts_).
     bool lagged() const { return k_.reread_lag_mb > 0.0 && row_blocks_ > 1 && !starts_.empty(); }
 
-    // The HBM share of stream-k segment `seg` of CTA g, whose request holds `ctx` tokens (KernelModel::reread_lag_mb). A LeanTile's place is how far
-    // into its CTA's range it lies (the CTAs start together and stream at about one rate, so places order the reads in
-    // time). The KV head's other row blocks read the same tokens at their own places: the read after the latest one
-    // before it (an equal place counts as before for a lower block: side by side, the lowest block reads from HBM)
-    // finds them in the L2 as aged by the LeanTiles between; a read before every other is from HBM.
+    // The HBM share of stream-k segment `seg` of CTA g, whose request holds `ctx` tokens (KernelModel::reread_lag_mb).
+    // A LeanTile's place is how far into its CTA's range it lies (the CTAs start together and stream at about one rate,
+    // so places order the reads in time). The KV head's other row blocks read the same tokens at their own places: the
+    // read after the latest one before it (an equal place counts as before for a lower block: side by side, the lowest
+    // block reads from HBM) finds them in the L2 as aged by the LeanTiles between; a read before every other is from HBM.
     double lagged_reread_share(std::int64_t g, const Segment& seg, std::int64_t ctx) {
         // The head's blocks are consecutive outputs of one request, of n LeanTiles each, from `first` on.
         const std::int64_t block = seg.output % row_blocks_, first = plan::output_offset(plan_, seg.output - block), n = plan::output_tiles(plan_, seg.output);
@@ -140,7 +140,8 @@ private:
                 const std::int64_t ahead = mine - (o.offset - starts_[static_cast<std::size_t>(o.cta)]);  // my place less theirs
                 if (ahead > 0 || (ahead == 0 && o.block < block)) lag = lag < 0 ? ahead : std::min(lag, ahead);
             }
-            const double share = lag < 0 ? 1.0 : k_.reread_fraction + (1.0 - k_.reread_fraction) * std::min(1.0, static_cast<double>(lag) * lag_mb_per_tile_ / k_.reread_lag_mb);
+            const double aged = std::min(1.0, static_cast<double>(lag) * lag_mb_per_tile_ / k_.reread_lag_mb);  // 0: side by side
+            const double share = lag < 0 ? 1.0 : k_.reread_fraction + (1.0 - k_.reread_fraction) * aged;
             weighted += share * (tokens_before(to) - tokens_before(x));
             x = to;
         }
