@@ -43,6 +43,7 @@ sim::KernelModel starting_guess(const std::string& name) {
     k.sm_latency_spread = 0.3;
     k.idle_sms_bandwidth_loss = 0.05;  // fitted from here (a start of 0 leaves the term out)
     k.reread_fraction = 0.5;
+    k.reread_lag_mb = 50;  // about the L2's size: stream-k's blocks of a head read a token that far apart (fitted from here)
     k.compute_ns_per_kscore = 300;
     k.compute_ns_per_mmac = 10;
     k.launch_ns = 5000;
