@@ -130,7 +130,8 @@ std::vector<std::int64_t> larger_tile_rows(const Problem& problem);
 // plan measured on 29 (24) of 31 where 16-row tiles were on 16 (14). The kernel models have aged the L2 since
 // (KernelModel::reread_lag_mb), which predicts stream-k over row blocks far better; under them auto ran 0.995x its time
 // under the models before on those 31 problems, none slower beyond 3% (bench/results/raw/gpu-2026-11-27-lag-auto). The
-// margin stays for what no term models: a larger tile's team of warps and its barriers.
+// margin stays for what no term models: a larger tile's team of warps and its barriers (re-weighed there at 5%, seven
+// picks move, three of them slower by 13-16%).
 inline constexpr double larger_tile_margin = 0.10;
 
 

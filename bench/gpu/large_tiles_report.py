@@ -8,6 +8,9 @@
     # the plans auto picks today (through the library: LEANATTN_LIBRARY, python/ on the path), timed by a sweep: a
     # larger tile's plan at the sweep's time for it, a 16-row pick at what `--tile-rows 16` auto ran
     python3 bench/gpu/large_tiles_report.py picks --lengths device|host --sweep SWEEP.jsonl --old AUTO16-1.jsonl AUTO16-2.jsonl
+    # auto's rule re-weighed with other margins for the first larger tile (bench_auto_candidates: every plan it weighs,
+    # played in full), each pick that moves timed by the sweep, against what auto ran under the shipped margin
+    python3 bench/gpu/large_tiles_report.py margins --candidates CANDIDATES.jsonl --sweep SWEEP.jsonl --auto AUTO-1.jsonl AUTO-2.jsonl
 
 A problem is a line's flags without --tile-rows; ratios are summarised by their geometric mean.
 """
@@ -103,6 +106,50 @@ def picks(args):
     summarise(f"auto's picks ({args.lengths} lengths), timed by the sweep", new, old, best)
 
 
+def weigh(candidates, larger_tile_margin):
+    """auto's rule (sim/strategy_choice.hpp) over candidates in their order: each replaces the choice so far when faster by
+    its margin; a tile of more than 16 rows by larger_tile_margin over a choice on 16-row tiles, else by 0.1%; no-split's
+    plan when the choice so far is that very plan run as stream-k (the same time on the same grid) always."""
+    choice = None
+    for c in candidates:
+        margin = c["margin"]
+        if c["tile_rows"] > 16:
+            margin = 0.001 if choice["tile_rows"] > 16 else larger_tile_margin
+        same_plan = (choice is not None and c["strategy"] == "no-split" and c["tile_rows"] == 0 and choice["strategy"] == "stream-k"
+                     and choice["tile_rows"] == 0 and c["predicted_us"] == choice["predicted_us"] and c["grid"] == choice["grid"])
+        if choice is None or same_plan or c["predicted_us"] < choice["predicted_us"] * (1 - margin):
+            choice = c
+    return choice
+
+
+def margins(args):
+    with open(args.candidates) as f:
+        problems = [json.loads(line) for line in f]
+    times, ran = read(args.sweep), auto_runs(args.auto)
+    for p in problems:  # the rule as written must give the choice the library made
+        shipped = weigh(p["candidates"], args.shipped)
+        if (shipped["strategy"], shipped["tile_rows"]) != (p["choice"]["strategy"], p["choice"]["tile_rows"]):
+            raise SystemExit(f"the rule here does not give auto's choice at the shipped margin {args.shipped}: {p['flags']}")
+    for margin in args.margins:
+        ratios, moved, untimed = [], 0, 0
+        for p in problems:
+            pick, shipped = weigh(p["candidates"], margin), weigh(p["candidates"], args.shipped)
+            if pick is shipped:
+                ratios.append(1.0)
+                continue
+            moved += 1
+            key = (problem_of(p["flags"]), pick["tile_rows"] or 16, pick["strategy"])
+            if not pick["default_plan"] or key not in times or p["flags"] not in ran:
+                untimed += 1
+                continue
+            ratios.append(times[key] / ran[p["flags"]][0])
+            print(f"  {margin:.3f}: {ratios[-1]:.3f}  {pick['strategy']} on {key[1]} rows {times[key]:7.1f} us, shipped "
+                  f"{shipped['strategy']} on {shipped['tile_rows'] or 16} rows {ran[p['flags']][0]:7.1f}  {p['flags']}")
+        slower = sum(r > 1.03 for r in ratios)
+        print(f"margin {margin:.3f}: {moved} of {len(problems)} picks move ({untimed} not in the sweep); "
+              f"{geomean(ratios):.3f}x the shipped margin's time, slower beyond 3% on {slower}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
@@ -116,8 +163,14 @@ def main():
     k.add_argument("--lengths", choices=["device", "host"], required=True)
     k.add_argument("--sweep", nargs="+", required=True)
     k.add_argument("--old", nargs="+", required=True)
+    m = sub.add_parser("margins")
+    m.add_argument("--candidates", required=True)
+    m.add_argument("--sweep", nargs="+", required=True)
+    m.add_argument("--auto", nargs="+", required=True)
+    m.add_argument("--shipped", type=float, default=0.10)
+    m.add_argument("--margins", type=float, nargs="+", default=[0.10, 0.075, 0.05, 0.025, 0.0])
     args = ap.parse_args()
-    {"sweep": sweep, "ab": ab, "picks": picks}[args.what](args)
+    {"sweep": sweep, "ab": ab, "picks": picks, "margins": margins}[args.what](args)
 
 
 if __name__ == "__main__":

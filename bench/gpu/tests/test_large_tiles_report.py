@@ -43,3 +43,34 @@ def test_ab_counts_the_larger_tiles_the_slower_and_those_near_the_best(tmp_path,
     assert "2 problems, a larger tile on 2" in last
     assert "slower beyond 3% on 1" in last  # 11 against 10
     assert "within 3% of the best measured on 1 (at 16 rows 1)" in last
+
+
+def candidate(strategy, tile_rows, us, margin=0.001, grid=132, default_plan=True):
+    return {"strategy": strategy, "splits": 1, "grid": grid, "tile_rows": tile_rows, "default_plan": default_plan,
+            "predicted_us": us, "margin": margin}
+
+
+def test_weigh_takes_a_larger_tile_only_by_its_margin_then_any_by_a_tenth_of_a_percent():
+    cands = [candidate("stream-k", 0, 100.0), candidate("no-split", 0, 98.0, 0.03),
+             candidate("stream-k", 32, 92.0, 0.10), candidate("stream-k", 64, 91.9, 0.001)]
+    assert report.weigh(cands, 0.10)["tile_rows"] == 0                 # 8% is short of 10%: no larger tile
+    assert report.weigh(cands, 0.05)["tile_rows"] == 64                # 32 rows by 8%, then 64 by 0.11%
+    assert report.weigh(cands, 0.05)["predicted_us"] == 91.9
+    # no-split takes the choice when it is that very plan run as stream-k (the same time on the same grid)
+    same = [candidate("stream-k", 0, 50.0, grid=64), candidate("no-split", 0, 50.0, 0.03, grid=64)]
+    assert report.weigh(same, 0.10)["strategy"] == "no-split"
+
+
+def test_margins_times_the_picks_that_move_by_the_sweep_against_what_auto_ran(tmp_path, capsys):
+    problem = "--batch 1 --heads 64"
+    cands = write(tmp_path / "c.jsonl", [json.dumps({
+        "flags": problem, "candidates": [candidate("stream-k", 0, 100.0), candidate("stream-k", 32, 93.0, 0.10)],
+        "choice": {"strategy": "stream-k", "tile_rows": 0, "predicted_us": 100.0}})])
+    sweep = write(tmp_path / "s.jsonl", [bench_line(problem, 16, stream_k=40.0), bench_line(problem, 32, stream_k=44.0)])
+    ran = write(tmp_path / "a.jsonl", [json.dumps({"flags": problem, "problem": {"tile_rows": 16},
+                                                   "results": [{"strategy": "stream-k", "median_us": 40.0}]})])
+    report.margins(type("Args", (), {"candidates": cands, "sweep": [sweep], "auto": [ran], "shipped": 0.10, "margins": [0.10, 0.05]}))
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("margin 0.100: 0 of 1 picks move")
+    assert "1.100" in out[1] and "stream-k on 32 rows" in out[1]    # the sweep's 44 against the 40 auto ran
+    assert "slower beyond 3% on 1" in out[2]
