@@ -286,9 +286,16 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // this kernel model. Other grids are weighed too, and one is taken only where the model predicts 10% or
     // more: measured on an H100, the model's preferred grid won 1.11-1.34x where it predicted 1.11-1.31x
     // (MQA shapes), and lost up to 5% where it predicted 3-7% (bench/results/raw/gpu-2026-11-24-grid-check).
-    for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
-        if (grid >= 1 && grid != stream_k.grid && grid != whole && grid != merge_sized[0] && grid != merge_sized[1] && grid <= stream_k.total_tiles)
-            w.weigh_unless_bounded(Strategy::stream_k, 0, grid, 0.10);
+    // Only for problems of at most half as many outputs as resident CTAs: since auto weighs k CTAs on every output
+    // (above), these grids win nowhere else. Over the 1,070 problems of nine measured sweeps (the calibration's, the
+    // large-tile ones, the grid check; bench_auto_choices), each weighed four ways (tile rows given or left, lengths or a
+    // capacity), under either H100 model, they won only for Falcon-7B with 40 and 16 outputs (host-lengths model), and
+    // weighing them there alone changes no choice; weighing them for every problem cost auto a seventh of its host time.
+    if (2 * outputs <= slots) {
+        for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
+            if (grid >= 1 && grid != stream_k.grid && grid != whole && grid != merge_sized[0] && grid != merge_sized[1] && grid <= stream_k.total_tiles)
+                w.weigh_unless_bounded(Strategy::stream_k, 0, grid, 0.10);
+        }
     }
     // KV heads of 9-16 rows as two 8-row tiles (half_tile_rows says why, half_tile_margin at what margin), unless the caller chose
     // the tile's rows.

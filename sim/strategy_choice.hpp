@@ -3,7 +3,8 @@
 // choose_strategy() plans stream-k (the aligned rule), no-split and fixed-split (FlashAttention-2's split count),
 // then stream-k with k CTAs on every output at the largest such grid that fits and at k = 16 and 8 (a merge's
 // batches of peers, merge_batch_peers), then fixed-split at half and double the split count and at the count that
-// fills the resident CTAs once, then stream-k at the full, three-quarter and half grid, and last, for KV heads of 9-16
+// fills the resident CTAs once, then (for at most half as many outputs as resident CTAs) stream-k at the full,
+// three-quarter and half grid, and last, for KV heads of 9-16
 // rows, stream-k on two 8-row tiles per KV head (half_tile_rows), for KV heads of more than 16 rows each strategy's
 // default plan on tiles of 32, 64 and 128 rows (larger_tile_rows), plays each on the simulator under the kernel
 // model, and returns the fastest but for margins: a plan replaces the choice so far only when predicted faster by
@@ -17,9 +18,9 @@
 // its makespans there and at two draws of ragged live lengths below; paid once when the plan is made, not every step.
 //
 // What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
-// a median of 68-73 us (0.12-0.18 ms measured on a busy machine; 0.6 ms before the weighing was bounded); for a
-// capacity, each plan at three sets of lengths, 0.23-0.25 ms (90th percentile 0.40-0.42 ms; 0.42-0.46 and 1.0 ms while
-// every plan made for a capacity was played in full). A plan that cannot win is not made at all where a bound that
+// a median of 59 us (68-73 while the full, 3/4 and 1/2 grids were weighed for every problem; 0.6 ms before the weighing
+// was bounded); for a capacity, each plan at three sets of lengths, 0.18 ms (90th percentile 0.37 ms; 0.21-0.25 and
+// 0.38-0.42 ms with those grids everywhere, 0.42-0.46 and 1.0 ms while every plan made for a capacity was played in full). A plan that cannot win is not made at all where a bound that
 // needs no plan rules it out (MakespanModel::lower_bound_ns: the K and V any plan reads, on that many CTAs; for a
 // capacity the mean of that bound at each set of lengths), else played only until a sound lower bound of its makespan
 // (for a capacity: of the mean, set by set) rules it out, or not at all (Weighing below): the choice and its predicted

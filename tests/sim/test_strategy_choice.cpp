@@ -317,6 +317,33 @@ TEST_CASE("a few long MQA outputs: auto weighs 16 and 8 CTAs per output, then th
     CHECK(sim::choose_strategy(p, h100, host, 2, PlanOptions{}, false).candidates.size() == 3);
 }
 
+TEST_CASE("stream-k at the full, three-quarter and half grid is weighed only for problems of at most half as many outputs as resident CTAs") {
+    const DeviceSpec h100 = app::load_device("h100-sxm");
+    const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
+    const std::int64_t slots = sim::device_for_kernel(h100, host).resident_ctas();
+    // The stream-k candidates at 10% that are neither the aligned rule's default nor k CTAs on every output.
+    const auto grids_weighed = [&](const Problem& p) {
+        std::vector<std::int64_t> grids;
+        for (const sim::StrategyCandidate& c : sim::choose_strategy(p, h100, host, 2).candidates) {
+            if (c.options.strategy == Strategy::stream_k && c.options.grid != 0 && c.margin == 0.10) grids.push_back(c.options.grid);
+        }
+        return grids;
+    };
+    // Falcon-7B at B=8 of 1,479 tokens: 40 outputs. As host-lengths steps the model prefers 99 CTAs by 11% over the
+    // aligned rule's one whole output per CTA: the one held-out problem where such a grid wins.
+    const Problem few = decode_shape(8, 71, 1, 64, 1479);
+    REQUIRE(2 * few.outputs() <= slots);
+    const std::vector<std::int64_t> weighed = grids_weighed(few);
+    CHECK(std::find(weighed.begin(), weighed.end(), slots * 3 / 4) != weighed.end());
+    const sim::StrategyChoice c = sim::choose_strategy(few, h100, host, 2);
+    CHECK(c.options.strategy == Strategy::stream_k);
+    CHECK(c.options.grid == slots * 3 / 4);
+    // Llama-3-8B at B=16 (8 KV heads: 128 outputs): none of those grids.
+    const Problem many = decode_shape(16, 32, 8, 128, 4096);
+    REQUIRE(2 * many.outputs() > slots);
+    CHECK(grids_weighed(many).empty());
+}
+
 TEST_CASE("stream-k of one whole output per CTA is no-split's plan: auto takes no-split for it, at the same predicted time, but for a capacity") {
     const DeviceSpec h100 = app::load_device("h100-sxm");
     const sim::KernelModel host = app::load_kernel("leanattn-h100-host", h100);
