@@ -267,19 +267,20 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
             merge_sized[i] = grid;
         }
     }
-    // Half and double FlashAttention-2's split count, weighed after the three default plans, are taken only where
-    // the model predicts them 10% ahead of the best of those, as the other grids below: on kernel v20 the model
-    // preferred half the splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower
-    // than stream-k (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto).
+    // Half FlashAttention-2's split count, weighed after the three default plans, is taken only where the model
+    // predicts it 10% ahead of the best of those, as the other grids below: on kernel v20 the model preferred half the
+    // splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower than stream-k
+    // (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto). Double the count was weighed too until it
+    // won none of 1,070 measured problems, four ways each, under either H100 model (bench/NOTES.md, "auto's dead
+    // candidates").
     if (vary_parameters && heuristic >= 4) w.weigh_unless_bounded(Strategy::fixed_split, heuristic / 2, 0, 0.10);
-    if (vary_parameters && heuristic >= 2 && heuristic * 2 <= 128) w.weigh_unless_bounded(Strategy::fixed_split, heuristic * 2, 0, 0.10);
     // The split count that fills the resident CTAs once (one wave, no second): FlashAttention-2's count aims at waves
     // of the SMs, which for a few long outputs means several waves of short splits and a long reduction; measured on
     // an H100, Falcon-7B at one request of 16k tokens (5 outputs) ran 14.5 us at 16 splits against 22.5 at the
     // heuristic's 64 and 17.5 for stream-k, where the host-lengths model predicted 15.0, 22.1 and 18.5
-    // (bench/results/raw/gpu-2026-11-26-auto-host-model). Taken on the same 10% as half and double.
+    // (bench/results/raw/gpu-2026-11-26-auto-host-model). Taken on the same 10% as half the count.
     const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>(slots / outputs, 128) : 0;
-    if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2 && one_wave != heuristic * 2)
+    if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2)
         w.weigh_unless_bounded(Strategy::fixed_split, one_wave, 0, 0.10);
     if (!vary_parameters || base.grid != 0) return w.take();
     // The aligned rule picks stream-k's grid with the planner's cost model (the device file's timing), not with

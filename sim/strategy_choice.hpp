@@ -2,7 +2,7 @@
 //
 // choose_strategy() plans stream-k (the aligned rule), no-split and fixed-split (FlashAttention-2's split count),
 // then stream-k with k CTAs on every output at the largest such grid that fits and at k = 16 and 8 (a merge's
-// batches of peers, merge_batch_peers), then fixed-split at half and double the split count and at the count that
+// batches of peers, merge_batch_peers), then fixed-split at half the split count and at the count that
 // fills the resident CTAs once, then (for at most half as many outputs as resident CTAs) stream-k at the full,
 // three-quarter and half grid, and last, for KV heads of 9-16
 // rows, stream-k on two 8-row tiles per KV head (half_tile_rows), for KV heads of more than 16 rows each strategy's
@@ -11,16 +11,17 @@
 // its margin: no-split 3% (0.1% where the kernel reads it with half its warps: default_plan_margin; any time where
 // stream-k's plan is no-split's own, one whole output per CTA, unless the plan is for a cache's capacity:
 // PlannedLengths), fixed-split 5%, a larger tile 10%,
-// stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half, double or one
-// wave's split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
+// stream-k with k CTAs on every output 0.1%, on 8-row tiles unless 5% slower (half_tile_margin), half or one wave's
+// split count or a stream-k grid at the full, 3/4 or 1/2 grid 10% (strategy_choice.cpp says why). One launch
 // is weighed before a second fixed-split count, so that count has to win by its 10%. Each plan's time is its simulated makespan (makespan.hpp: the same number
 // simulate() gives) at the problem's lengths, or, for a plan made for a cache's capacity (PlannedLengths), the mean of
 // its makespans there and at two draws of ragged live lengths below; paid once when the plan is made, not every step.
 //
 // What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
-// a median of 59 us (68-73 while the full, 3/4 and 1/2 grids were weighed for every problem; 0.6 ms before the weighing
-// was bounded); for a capacity, each plan at three sets of lengths, 0.18 ms (90th percentile 0.37 ms; 0.21-0.25 and
-// 0.38-0.42 ms with those grids everywhere, 0.42-0.46 and 1.0 ms while every plan made for a capacity was played in full). A plan that cannot win is not made at all where a bound that
+// a median of 57 us (68-73 while the full, 3/4 and 1/2 grids were weighed for every problem and fixed-split's doubled
+// split count at all; 0.6 ms before the weighing was bounded); for a capacity, each plan at three sets of lengths,
+// 0.17 ms (90th percentile 0.34 ms; 0.21-0.25 and 0.38-0.42 ms before, 0.42-0.46 and 1.0 ms while every plan made for a
+// capacity was played in full). A plan that cannot win is not made at all where a bound that
 // needs no plan rules it out (MakespanModel::lower_bound_ns: the K and V any plan reads, on that many CTAs; for a
 // capacity the mean of that bound at each set of lengths), else played only until a sound lower bound of its makespan
 // (for a capacity: of the mean, set by set) rules it out, or not at all (Weighing below): the choice and its predicted
