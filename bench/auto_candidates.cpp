@@ -15,12 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "data_catalog.hpp"
+#include "guarded_main.hpp"
 #include "measured_runs.hpp"
 #include "sim/strategy_choice.hpp"
 
 using namespace leanattn;
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     if (argc != 4) {
         std::fprintf(stderr, "usage: bench_auto_candidates KERNEL DEVICE MEASURED.jsonl\n");
         return 2;
@@ -54,3 +57,7 @@ int main(int argc, char** argv) {
     }
     return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return leanattn::bench::guarded_main("bench_auto_candidates", run, argc, argv); }

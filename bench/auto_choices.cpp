@@ -8,12 +8,15 @@
 #include <string>
 
 #include "data_catalog.hpp"
+#include "guarded_main.hpp"
 #include "measured_runs.hpp"
 #include "sim/strategy_choice.hpp"
 
 using namespace leanattn;
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_auto_choices KERNEL DEVICE MEASURED.jsonl...\n");
         return 2;
@@ -41,3 +44,7 @@ int main(int argc, char** argv) {
     }
     return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return leanattn::bench::guarded_main("bench_auto_choices", run, argc, argv); }

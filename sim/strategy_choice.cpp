@@ -271,8 +271,8 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // predicts it 10% ahead of the best of those, as the other grids below: on kernel v20 the model preferred half the
     // splits by 1-5% on everyday B=1 and B=8 GQA shapes where the H100 ran them 7-15% slower than stream-k
     // (bench/results/raw/gpu-2026-11-26-v20-suite and -v20-models-auto). Double the count was weighed too until it
-    // won none of 1,070 measured problems, four ways each, under either H100 model (bench/NOTES.md, "auto's dead
-    // candidates").
+    // was found chosen nowhere: 0 of 576 times over 787 measured problems; without it no choice moves on any measured
+    // sweep in the repository (bench/NOTES.md, "auto's dead candidates").
     if (vary_parameters && heuristic >= 4) w.weigh_unless_bounded(Strategy::fixed_split, heuristic / 2, 0, 0.10);
     // The split count that fills the resident CTAs once (one wave, no second): FlashAttention-2's count aims at waves
     // of the SMs, which for a few long outputs means several waves of short splits and a long reduction; measured on
@@ -291,7 +291,8 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // (above), these grids win nowhere else. Over the 1,070 problems of nine measured sweeps (the calibration's, the
     // large-tile ones, the grid check; bench_auto_choices), each weighed four ways (tile rows given or left, lengths or a
     // capacity), under either H100 model, they won only for Falcon-7B with 40 and 16 outputs (host-lengths model), and
-    // weighing them there alone changes no choice; weighing them for every problem cost auto a seventh of its host time.
+    // weighing them there alone changes no choice (nor on any measured sweep in the repository: bench/auto_choices_all.sh,
+    // 173,896 choices); weighing them for every problem cost auto a seventh of its host time.
     if (2 * outputs <= slots) {
         for (const std::int64_t grid : {slots, slots * 3 / 4, slots / 2}) {
             if (grid >= 1 && grid != stream_k.grid && grid != whole && grid != merge_sized[0] && grid != merge_sized[1] && grid <= stream_k.total_tiles)
