@@ -121,7 +121,7 @@ private:
         // The head's blocks are consecutive outputs of one request, of n LeanTiles each, from `first` on.
         const std::int64_t block = seg.output % row_blocks_, first = plan::output_offset(plan_, seg.output - block), n = plan::output_tiles(plan_, seg.output);
         const std::int64_t mine = first + block * n - starts_[static_cast<std::size_t>(g)];  // LeanTile x's place: mine + x
-        // Per other block j: the CTA holding its LeanTile x, and where that CTA's range ends (in the block's LeanTiles).
+        // Per other block j: where its LeanTiles begin and the CTA holding its LeanTile x.
         // The blocks' LeanTiles lie in order, so each block's CTA is found walking on from the one before's.
         others_.clear();
         std::int64_t c = std::upper_bound(starts_.begin(), starts_.end() - 1, first + seg.begin) - starts_.begin() - 1;

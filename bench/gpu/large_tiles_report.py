@@ -11,6 +11,8 @@
     # auto's rule re-weighed with other margins for the first larger tile (bench_auto_candidates: every plan it weighs,
     # played in full), each pick that moves timed by the sweep, against what auto ran under the shipped margin
     python3 bench/gpu/large_tiles_report.py margins --candidates CANDIDATES.jsonl --sweep SWEEP.jsonl --auto AUTO-1.jsonl AUTO-2.jsonl
+    # how often each kind of candidate auto weighs is the one it chooses (problems counted once by their flags)
+    python3 bench/gpu/large_tiles_report.py chosen CANDIDATES.jsonl [MORE.jsonl ...]
 
 A problem is a line's flags without --tile-rows; ratios are summarised by their geometric mean.
 """
@@ -150,6 +152,39 @@ def margins(args):
               f"{geomean(ratios):.3f}x the shipped margin's time, slower beyond 3% on {slower}")
 
 
+def kind_of(candidate, candidates):
+    """A candidate's kind: a default plan by its strategy and tile rows; otherwise stream-k by its margin (0.1%: k CTAs
+    on every output; 10%: the full, 3/4 or 1/2 grid) or fixed-split by how its split count relates to the default's."""
+    if candidate["default_plan"]:
+        return f"default {candidate['strategy']}" + (f" on {candidate['tile_rows']} rows" if candidate["tile_rows"] else "")
+    if candidate["strategy"] == "stream-k":
+        return f"stream-k grid at {candidate['margin']:g}"
+    default = next(c for c in candidates if c["strategy"] == "fixed-split" and c["default_plan"] and c["tile_rows"] == 0)
+    if candidate["splits"] == default["splits"] // 2:
+        return "fixed-split, half the splits"
+    if candidate["splits"] == default["splits"] * 2:
+        return "fixed-split, double the splits"
+    return "fixed-split, one wave's splits"
+
+
+def chosen(args):
+    weighed, picked, seen = collections.Counter(), collections.Counter(), set()
+    for path in args.files:
+        with open(path) as f:
+            for line in f:
+                p = json.loads(line)
+                if p["flags"] in seen:
+                    continue
+                seen.add(p["flags"])
+                choice = weigh(p["candidates"], args.larger_tile_margin)
+                for c in p["candidates"]:
+                    weighed[kind_of(c, p["candidates"])] += 1
+                    picked[kind_of(c, p["candidates"])] += c is choice
+    print(f"{len(seen)} problems")
+    for kind in sorted(weighed):
+        print(f"{kind:40s} weighed {weighed[kind]:6d}  chosen {picked[kind]:5d}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
@@ -169,8 +204,11 @@ def main():
     m.add_argument("--auto", nargs="+", required=True)
     m.add_argument("--shipped", type=float, default=0.10)
     m.add_argument("--margins", type=float, nargs="+", default=[0.10, 0.075, 0.05, 0.025, 0.0])
+    c = sub.add_parser("chosen")
+    c.add_argument("files", nargs="+")
+    c.add_argument("--larger-tile-margin", type=float, default=0.10)
     args = ap.parse_args()
-    {"sweep": sweep, "ab": ab, "picks": picks, "margins": margins}[args.what](args)
+    {"sweep": sweep, "ab": ab, "picks": picks, "margins": margins, "chosen": chosen}[args.what](args)
 
 
 if __name__ == "__main__":

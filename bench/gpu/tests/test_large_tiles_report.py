@@ -74,3 +74,18 @@ def test_margins_times_the_picks_that_move_by_the_sweep_against_what_auto_ran(tm
     assert out[0].startswith("margin 0.100: 0 of 1 picks move")
     assert "1.100" in out[1] and "stream-k on 32 rows" in out[1]    # the sweep's 44 against the 40 auto ran
     assert "slower beyond 3% on 1" in out[2]
+
+
+def test_chosen_counts_each_kind_weighed_and_chosen_once_per_problem(tmp_path, capsys):
+    cands = [candidate("stream-k", 0, 100.0), candidate("no-split", 0, 96.0, 0.03),
+             dict(candidate("fixed-split", 0, 99.0, 0.05), splits=8),
+             dict(candidate("fixed-split", 0, 95.0, 0.10, default_plan=False), splits=16),
+             candidate("stream-k", 0, 99.9, 0.10, grid=99, default_plan=False)]
+    line = json.dumps({"flags": "--batch 1", "candidates": cands, "choice": {}})
+    path = write(tmp_path / "c.jsonl", [line, line])  # the same problem twice: counted once
+    report.chosen(type("Args", (), {"files": [path], "larger_tile_margin": 0.10}))
+    out = capsys.readouterr().out
+    assert out.startswith("1 problems")
+    assert "default no-split" in out and "fixed-split, double the splits" in out and "stream-k grid at 0.1" in out
+    no_split = next(l for l in out.splitlines() if l.startswith("default no-split"))
+    assert no_split.split()[-1] == "1"  # 96 beats 100 by its 3%; 95 is not 10% below 96
