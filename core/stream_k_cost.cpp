@@ -31,18 +31,13 @@ namespace {
 class PartitionStream {
 public:
     void clear() { loads_.clear(), merge_moved_ = false; }
-    // The loads in the order the last solve sorted them, where few changed since (the next snap on one grid): those
-    // unchanged stay in that order and the changed ones, sorted apart, are merged in. `listed[sm]` is set for the SMs of
-    // the last solve, so that the caller can add() those that had no load then.
-    template <typename SmBytes>
-    void add_in_last_order(const SmBytes& sm_bytes, std::vector<char>& listed) {
+    // The loads in the order the last solve sorted them, where few changed since (the next snap on one grid): those of
+    // SMs not `changed` stay in that order, and the caller add()s the changed ones, which solve() sorts apart and merges in.
+    void keep_in_last_order(const std::vector<char>& changed) {
         loads_.clear();
         moved_.clear();
         for (const Load& l : last_) {
-            const double bytes = sm_bytes(l.sm);
-            listed[static_cast<std::size_t>(l.sm)] = 1;
-            if (bytes == l.bytes) loads_.push_back(l);
-            else if (bytes > 0.0) moved_.push_back({bytes, l.sm});
+            if (changed[static_cast<std::size_t>(l.sm)] == 0) loads_.push_back(l);
         }
         merge_moved_ = true;
     }
@@ -70,7 +65,7 @@ public:
             times_[j] = t, done = sorted_[j];
             finish[static_cast<std::size_t>(loads_[j].sm)] = t;
         }
-        last_.assign(loads_.begin(), loads_.end());
+        last_.swap(loads_);  // loads_ is refilled before the next solve
     }
     // When an SM of this partition has read `bytes` (at most its load).
     double time_to_read(double bytes, const std::vector<double>& ns_per_byte) const {
@@ -86,7 +81,7 @@ private:
     };
     std::vector<Load> loads_;
     std::vector<Load> last_;           // the last solve's loads, sorted
-    std::vector<Load> moved_;          // add_in_last_order: loads changed since, to merge in
+    std::vector<Load> moved_;          // keep_in_last_order: loads changed since, to merge in
     bool merge_moved_ = false;
     std::vector<double> sorted_;       // loads, ascending
     std::vector<double> times_;        // when the SM with sorted_[j] finishes
@@ -160,23 +155,31 @@ public:
         }
         described_.clear();
     }
-    const std::vector<std::int64_t>& starts_with_snap(std::int64_t snap) {
+    // Returns whether any start differs from those last estimated on this grid (none estimated yet: true); where none
+    // does, the plan is the one estimated last, and so is its estimate.
+    bool starts_with_snap(std::int64_t snap) {
         starts_.resize(ideal_.size());
-        for (std::size_t g = 0; g < ideal_.size(); ++g) starts_[g] = snap != 0 && nearest_[g].distance <= snap ? nearest_[g].at : ideal_[g];
-        return starts_;
+        bool moved = described_.size() != starts_.size();
+        for (std::size_t g = 0; g < ideal_.size(); ++g) {
+            starts_[g] = snap != 0 && nearest_[g].distance <= snap ? nearest_[g].at : ideal_[g];
+            if (!moved && starts_[g] != described_[g]) moved = true;
+        }
+        return moved;
     }
 
     // The estimate of plan v, whose starts were last computed (by starts(v), or starts_with_snap(v.snap) after
     // prepare_grid(v)). After starts_with_snap on the grid last estimated (at most one CTA per SM), only the CTAs
-    // next to a start that moved are described again (a larger snap moves a few starts onto boundaries): the same
-    // estimate, to the bit, as describing every CTA (a test holds the two paths equal).
+    // next to a start that moved are described again (a larger snap moves a few starts onto boundaries), and only
+    // their SMs' loads are sorted into the order of the last estimate's: the same estimate, to the bit, as describing
+    // every CTA (a test holds the two paths equal).
     StreamKEstimate estimate(const PlanView& v) {
         const std::int64_t grid = v.grid, sms = device_.sms;
         const bool again = grid <= sms && described_.size() == starts_.size();
         ctas_.resize(static_cast<std::size_t>(grid));  // describe() sets every field of a non-empty CTA
         StreamKEstimate out;
         previous_ = std::nullopt;
-        if (!again) sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
+        if (again) changed_.assign(static_cast<std::size_t>(grid), 0);
+        else sm_bytes_.assign(static_cast<std::size_t>(std::min(sms, grid)), 0.0);
         for (std::int64_t g = 0; g < grid; ++g) {
             const std::int64_t tiles = starts_[g + 1] - starts_[g];
             out.most_tiles = std::max(out.most_tiles, tiles);
@@ -184,22 +187,28 @@ public:
             if (again && starts_[g] == described_[g] && starts_[g + 1] == described_[g + 1]) {
                 out.partials += tiles > 0 && ctas_[g].partial ? 1 : 0;
                 out.empty += tiles > 0 ? 0 : 1;
+                previous_ = std::nullopt;  // the next CTA described, if any, locate()s its first LeanTile
                 continue;
             }
-            if (again) previous_ = std::nullopt;  // the CTA before it was not described: locate() its first LeanTile
             if (tiles > 0) out.partials += describe(v, g) ? 1 : 0;
             else ++out.empty, ctas_[g] = Cta{};
-            if (again) sm_bytes_[static_cast<std::size_t>(g)] = ctas_[g].bytes;
+            if (again) sm_bytes_[static_cast<std::size_t>(g)] = ctas_[g].bytes, changed_[static_cast<std::size_t>(g)] = 1;
             else sm_bytes_[static_cast<std::size_t>(sm_of(g))] += ctas_[g].bytes;
         }
-        described_ = starts_;
         stream_all(again);
-        // Each CTA's own finish, and when its partial (if any) is published.
+        // Each CTA's own finish, and when its partial (if any) is published. With one CTA per SM (g < SMs), a CTA's
+        // bytes are its SM's: stream_ns's sum is its own.
         for (std::int64_t g = 0; g < grid; ++g) {
             Cta& c = ctas_[g];
             if (starts_[g + 1] == starts_[g]) continue;
-            c.own_ns = stream_ns(g, c.bytes) + c.other_ns;
-            if (c.partial) c.ready_ns = stream_ns(g, c.first_bytes) + c.first_other_ns;
+            if (grid <= sms) {
+                const PartitionStream& stream = streams_[partition_of(g)];
+                c.own_ns = sm_finish_[g] + c.other_ns;
+                if (c.partial) c.ready_ns = (c.first_bytes >= c.bytes ? sm_finish_[g] : stream.time_to_read(c.first_bytes, ns_per_byte_)) + c.first_other_ns;
+            } else {
+                c.own_ns = stream_ns(g, c.bytes) + c.other_ns;
+                if (c.partial) c.ready_ns = stream_ns(g, c.first_bytes) + c.first_other_ns;
+            }
         }
         // A host of a split output (only ever a CTA's last segment) waits for its peers' partials, then merges.
         for (std::int64_t g = 0; g < grid; ++g) {
@@ -214,6 +223,7 @@ public:
             }
             out.makespan_ns = std::max(out.makespan_ns, finish);
         }
+        described_.swap(starts_);  // starts_ is written afresh before the next estimate
         return out;
     }
 
@@ -295,21 +305,17 @@ private:
         return missing_before_[at.request] + (at.head + (inclusive ? 1 : 0)) * missing(v, at.request);
     }
 
-    // Each SM's finish. Re-estimating (`again`), each partition's SMs come in the order the last estimate sorted them.
+    // Each SM's finish. Re-estimating (`again`: one CTA per SM), each partition's SMs come in the order the last estimate
+    // sorted them, those whose CTA was described again (changed_) sorted apart and merged in.
     void stream_all(bool again) {
         sm_finish_.resize(sm_bytes_.size());
         if (again) {
-            listed_.assign(sm_bytes_.size(), 0);
-            const auto bytes_of = [&](std::int64_t sm) { return sm_bytes_[static_cast<std::size_t>(sm)]; };
-            for (PartitionStream& s : streams_) s.add_in_last_order(bytes_of, listed_);
-            for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {  // SMs that had no load last time
-                if (sm_bytes_[sm] > 0.0 && listed_[sm] == 0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
-            }
+            for (PartitionStream& s : streams_) s.keep_in_last_order(changed_);
         } else {
             for (PartitionStream& s : streams_) s.clear();
-            for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {
-                if (sm_bytes_[sm] > 0.0) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
-            }
+        }
+        for (std::size_t sm = 0; sm < sm_bytes_.size(); ++sm) {
+            if (sm_bytes_[sm] > 0.0 && (!again || changed_[sm] != 0)) streams_[partition_of(static_cast<std::int64_t>(sm))].add(sm_bytes_[sm], static_cast<std::int64_t>(sm));
         }
         for (PartitionStream& s : streams_) s.solve(ns_per_byte_, sm_finish_);
     }
@@ -341,7 +347,7 @@ private:
     std::vector<std::int64_t> partition_of_;    // (SMs)
     std::optional<Place> previous_;             // where the last non-empty CTA described ends (its last LeanTile)
     std::vector<std::int64_t> described_;       // the starts ctas_ and sm_bytes_ hold (empty: none), for estimate's again
-    std::vector<char> listed_;                  // (SMs) stream_all: the SM came in the last order
+    std::vector<char> changed_;                 // (grid) estimate's again: CTA g (on SM g) was described again
 };
 
 // Whether a candidate's load is spread as the paper's plan spreads it: its most loaded CTA holds at most 1.5x its grid's
@@ -387,16 +393,13 @@ struct AlignedSearch::State {
         std::vector<AlignedCandidate> mine;
         PlanView v = plan;
         v.grid = grid;
-        previous.clear();
         estimator.prepare_grid(v);
         // A grid beyond the resident CTAs is safe only with every output whole: its one snap is n_max.
         const std::int64_t first_snap = grid > estimator.resident_ctas() ? n_max : 0;
         for (std::int64_t snap = first_snap;; snap = snap == 0 ? 1 : std::min(2 * snap, n_max)) {
             v.snap = snap;
-            const std::vector<std::int64_t>& starts = estimator.starts_with_snap(snap);
             // A larger snap that moves no start is the same plan: the same estimate.
-            const StreamKEstimate estimate = starts == previous ? mine.back().estimate : estimator.estimate(v);
-            previous = starts;
+            const StreamKEstimate estimate = estimator.starts_with_snap(snap) ? estimator.estimate(v) : mine.back().estimate;
             mine.push_back({grid, snap, estimate});
             // No partial: every start is on a boundary already, where any larger snap leaves it.
             if (snap >= n_max || estimate.partials == 0) break;
@@ -408,7 +411,6 @@ struct AlignedSearch::State {
     PlanView plan;
     Estimator estimator;
     std::int64_t n_max = 0;
-    std::vector<std::int64_t> previous;  // the starts last estimated
     std::vector<std::pair<std::int64_t, std::vector<AlignedCandidate>>> grids;  // each grid searched, its snaps in order
 };
 
