@@ -44,10 +44,15 @@ std::string read_data_file(const fs::path& file, const char* parameter) {
     if (!fs::is_regular_file(status)) throw refuse("is not a regular file");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw refuse("cannot read the file");
-    std::string text(static_cast<std::size_t>(max_data_file_bytes) + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    // In pieces, up to one byte past the limit: a data file is a few KB, and a buffer of the limit's size, zeroed, cost
+    // more than parsing the file (a device and a kernel file read for every plan the library makes with auto).
+    std::string text;
+    char piece[16384];
+    while (in && static_cast<std::int64_t>(text.size()) <= max_data_file_bytes) {
+        in.read(piece, sizeof piece);
+        text.append(piece, static_cast<std::size_t>(in.gcount()));
+    }
     if (in.bad()) throw refuse("reading the file failed");
-    text.resize(static_cast<std::size_t>(in.gcount()));
     if (static_cast<std::int64_t>(text.size()) > max_data_file_bytes) {
         throw refuse("larger than " + std::to_string(max_data_file_bytes) + " bytes: not a device or model file");
     }
