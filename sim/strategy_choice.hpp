@@ -17,9 +17,10 @@
 // simulate() gives) at the problem's lengths, or, for a plan made for a cache's capacity (PlannedLengths), the mean of
 // its makespans there and at two draws of ragged live lengths below; paid once when the plan is made, not every step.
 //
-// What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core):
-// a median of 57 us (68-73 while the full, 3/4 and 1/2 grids were weighed for every problem and fixed-split's doubled
-// split count at all; 0.6 ms before the weighing was bounded); for a capacity, each plan at three sets of lengths,
+// What it costs for the problem's lengths (bench_auto_speed, the 100 held-out problems of the H100 sweep, one quiet core
+// of a 2-core AMD EPYC): a median of 54 us (92 on the H100 machine's Xeon; 68-73 while the full, 3/4 and 1/2 grids were
+// weighed for every problem and fixed-split's doubled split count at all; 0.6 ms before the weighing was bounded);
+// for a capacity, each plan at three sets of lengths,
 // 0.17 ms (90th percentile 0.34 ms; 0.21-0.25 and 0.38-0.42 ms before, 0.42-0.46 and 1.0 ms while every plan made for a
 // capacity was played in full). A plan that cannot win is not made at all where a bound that
 // needs no plan rules it out (MakespanModel::lower_bound_ns: the K and V any plan reads, on that many CTAs; for a

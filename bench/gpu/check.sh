@@ -2,10 +2,11 @@
 # The first thing to run on a GPU after the kernels or the API change: the GPU tests of the C++ API (test_cuda),
 # the Python package's GPU tests, `leanattn cuda validate` over every cache layout, over every kernel path (head dim
 # 64/96/128/256 x (group, q_len) pairs from one row to 1024 rows in row blocks x fp16/bf16) and over every model of
-# data/models (q_len 1 and 4, fp16 and bf16, a ragged batch), the host time of cuda::run, and compute-sanitizer on one
+# data/models (q_len 1 and 4, fp16 and bf16, a ragged batch), the host time of cuda::run and of --strategy auto, and compute-sanitizer on one
 # paged and one GQA problem (bench/gpu/sanitize.sh covers every path). Logs into OUT; a summary at the end.
 # usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT [validate flags...]
-#   DEVBUILD holds leanattn, libleanattn.so, test_cuda and bench_cuda_run_overhead (bench/gpu/prepare.sh --check)
+#   DEVBUILD holds leanattn, libleanattn.so and bench_auto_speed (bench/gpu/prepare.sh), and test_cuda and
+#   bench_cuda_run_overhead (build/tests, build/bench: 18-19 MB each, so carried xz-compressed and unpacked there)
 #   validate flags: added to every `cuda validate` (e.g. --lengths host: every path as a host-lengths step)
 set -uo pipefail
 dev=$1; out=$2; shift 2
@@ -68,6 +69,9 @@ failures "kernel paths" paths.log
 } >"$out/models.log" 2>&1
 failures "every model" models.log
 step "run() host time" overhead.log "$dev/bench_cuda_run_overhead"
+# --strategy auto's host time on this machine's CPU, pinned to one core (the figure docs/calibration.md compares).
+step "auto host time" auto-speed.log taskset -c 1 "$dev/bench_auto_speed" data/kernels/leanattn-h100.json h100-sxm \
+  bench/results/raw/gpu-2026-11-27-v34-calibration/cal-device/heldout-1.jsonl
 step "memcheck paged" memcheck.log compute-sanitizer --tool memcheck "$dev/leanattn" cuda validate --batch 2 --heads 8 --kv-heads 2 --head-dim 128 --ctx 300,70 --layout paged --block-size 16
 step "racecheck GQA" racecheck.log compute-sanitizer --tool racecheck "$dev/leanattn" cuda validate --batch 1 --heads 32 --kv-heads 8 --head-dim 128 --ctx 3000 --strategy stream-k
 step "synccheck" synccheck.log compute-sanitizer --tool synccheck "$dev/leanattn" cuda validate --batch 2 --heads 4 --head-dim 64 --ctx 3000,9 --layout ragged

@@ -4,7 +4,8 @@
 #
 # usage (here, from anywhere in the repository): bench/gpu/prepare.sh [--flashinfer]
 #   1. builds (scripts/build.sh: the `leanattn` binary and libleanattn.so link libstdc++ statically, so they run there)
-#   2. copies both into .devbuild/ (ignored by git; the device call carries it) and checks they hold the CUDA code
+#   2. copies both into .devbuild/ (ignored by git; the device call carries it) and checks they hold the CUDA code, and
+#      bench_auto_speed, which bench/gpu/check.sh runs there
 #   3. --flashinfer: downloads FlashInfer's wheel and the one package it needs that the GPU image lacks into .whl/
 #      (ignored; carried too), for Python 3.12 on x86-64
 #   4. prints the sizes against the device's 64 MiB limit on what travels, and fails over it
@@ -30,6 +31,9 @@ done
 mkdir -p .devbuild
 cp -L build/apps/leanattn .devbuild/leanattn
 cp -L build/capi/libleanattn.so .devbuild/libleanattn.so
+# check.sh's host time of --strategy auto, on the GPU machine's own CPU (0.6 MB; test_cuda and bench_cuda_run_overhead,
+# 18-19 MB each, would take the carry past its limit beside the two above: compress them when a call needs them)
+cp -L build/bench/bench_auto_speed .devbuild/bench_auto_speed
 # The CLI has `cuda` only when built with nvcc; the library says whether it has its CUDA backend.
 if ! .devbuild/leanattn cuda --help >/dev/null 2>&1; then
   echo "prepare.sh: .devbuild/leanattn was built without CUDA (no nvcc here?): the suite's CLI validation cannot run" >&2
@@ -50,15 +54,25 @@ if [ -n "$flashinfer" ]; then
   done
 fi
 
-size() { du -sb "$@" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
-tree=$(git ls-files -co --exclude-standard -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+size() {  # bytes of the paths that exist (none: 0)
+  local total=0 p
+  for p in "$@"; do
+    if [ -e "$p" ]; then total=$((total + $(du -sbL "$p" | cut -f1))); fi
+  done
+  echo "$total"
+}
+tree=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s | awk '{s += $1} END {print s + 0}')
+raw=$(git ls-files -z bench/results/raw | xargs -0 stat -c %s | awk '{s += $1} END {print s + 0}')
 devbuild=$(size .devbuild)
 wheels=$(size .whl)
 total=$((tree + devbuild + wheels))
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
-echo "travels: working tree $(mib "$tree"), .devbuild $(mib "$devbuild") (leanattn $(mib "$(size .devbuild/leanattn)"), libleanattn.so $(mib "$(size .devbuild/libleanattn.so)")), .whl $(mib "$wheels"): $(mib "$total") of 64 MiB"
+echo "travels: working tree $(mib "$tree") (bench/results/raw $(mib "$raw")), .devbuild $(mib "$devbuild") (leanattn $(mib "$(size .devbuild/leanattn)"), libleanattn.so $(mib "$(size .devbuild/libleanattn.so)")), .whl $(mib "$wheels"): $(mib "$total") of 64 MiB"
 if [ "$total" -gt "$LIMIT" ]; then
-  echo "prepare.sh: over the device's 64 MiB limit" >&2
+  echo "prepare.sh: over the device's 64 MiB limit: carry less in a call. The binaries compress about 1.3x" >&2
+  echo "  (xz -T2 -c .devbuild/leanattn > DIR/leanattn.xz, DIR ignored by git, unpacked there with xz -dc): a call that" >&2
+  echo "  needs the CLI alone carries it so; one that needs the CLI and the library does not fit while the tracked raw" >&2
+  echo "  results take $(mib "$raw")" >&2
   exit 1
 fi
 echo "carry: .devbuild${flashinfer:+ and .whl}; the command to run is in bench/gpu/README.md"
