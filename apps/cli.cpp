@@ -1,6 +1,5 @@
 #include "cli.hpp"
 
-#include <fstream>
 #include <new>
 #include <sstream>
 #include <utility>
@@ -51,9 +50,9 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 std::vector<std::string> read_problem_lines(const std::string& path, const std::string& flag) {
-    std::ifstream file = open_input_file(path, flag);
+    const std::unique_ptr<std::istream> file = open_input_file(path, flag);
     std::vector<std::string> lines;
-    for (std::string line; std::getline(file, line);) {
+    for (std::string line; std::getline(*file, line);) {
         const std::string text = line.substr(0, line.find('#'));
         if (!split_words(text).empty()) lines.push_back(text);
     }

@@ -1,22 +1,89 @@
 #include "input_file.hpp"
 
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/input_error.hpp"
 
+extern char** environ;
+
 namespace leanattn::app {
 
-std::ifstream open_input_file(const std::string& path, const std::string& parameter) {
+namespace {
+
+bool ends_with_xz(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".xz") == 0; }
+
+// The text `xz -dc -- file` writes, read through a pipe (no shell: the path is one argument whatever it holds).
+template <typename Refuse>
+std::string decompress_xz(const std::string& file, const Refuse& refuse) {
+    int fds[2];
+    if (pipe(fds) != 0) throw refuse("is compressed (.xz) and no pipe could be made to decompress it");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    std::string program = "xz", decompress = "-dc", end_of_options = "--", name = file;
+    char* argv[] = {program.data(), decompress.data(), end_of_options.data(), name.data(), nullptr};
+    pid_t pid = 0;
+    const int spawned = posix_spawnp(&pid, "xz", &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (spawned != 0) {
+        close(fds[0]);
+        throw refuse("is compressed (.xz) and the xz program was not found (Debian: apt-get install xz-utils)");
+    }
+    std::string text;
+    char piece[65536];
+    bool too_large = false;
+    for (;;) {
+        const ssize_t n = read(fds[0], piece, sizeof piece);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text.append(piece, static_cast<std::size_t>(n));
+        if (text.size() > max_decompressed_bytes) {
+            too_large = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (too_large) throw refuse("decompresses to more than " + std::to_string(max_decompressed_bytes >> 20) + " MiB: not a file of ours");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw refuse("is not a valid .xz file (xz -dc failed)");
+    return text;
+}
+
+}  // namespace
+
+std::unique_ptr<std::istream> open_input_file(const std::string& path, const std::string& parameter) {
     const auto refuse = [&](const std::string& why) { return InputError({{parameter, path}}, why); };
     namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
+    fs::file_status status = fs::status(path, ec);
+    std::string file = path;
+    if ((ec || !fs::exists(status)) && !ends_with_xz(path)) {  // kept compressed: PATH.xz
+        std::error_code ec_xz;
+        const fs::file_status compressed = fs::status(path + ".xz", ec_xz);
+        if (!ec_xz && fs::is_regular_file(compressed)) file = path + ".xz", status = compressed, ec.clear();
+    }
     if (ec || !fs::exists(status)) throw refuse("no such file");
     if (fs::is_directory(status)) throw refuse("is a folder, not a file");
     // A pipe is welcome (`--shapes <(generate)`); a device node such as /dev/zero would never end.
     if (!fs::is_regular_file(status) && !fs::is_fifo(status)) throw refuse("is not a file or a pipe");
-    std::ifstream in(path);
-    if (!in) throw refuse("cannot be read");
+    if (ends_with_xz(file)) return std::make_unique<std::istringstream>(decompress_xz(file, refuse));
+    auto in = std::make_unique<std::ifstream>(file);
+    if (!*in) throw refuse("cannot be read");
     return in;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/dtype.hpp"
@@ -53,10 +52,10 @@ Line parse_line(const json& j) {
 }
 
 std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
-    std::ifstream in = open_input_file(file, "measured");
+    const std::unique_ptr<std::istream> in = open_input_file(file, "measured");
     std::vector<Line> lines;
     std::size_t number = 0;
-    for (std::string text; std::getline(in, text);) {
+    for (std::string text; std::getline(*in, text);) {
         ++number;
         if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
         try {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
 
@@ -29,10 +28,10 @@ double interval_ns(const json& v) {
 }  // namespace
 
 MeasuredTrace read_trace(const std::string& file) {
-    std::ifstream in = open_input_file(file, "trace");
+    const std::unique_ptr<std::istream> in = open_input_file(file, "trace");
     MeasuredTrace t;
     try {
-        const json j = json::parse(in);
+        const json j = json::parse(*in);
         t.gpu = j.at("device").at("name").get<std::string>();
         t.sms = j.at("device").at("sms").get<std::int64_t>();
         t.ctas_per_sm = j.at("device").at("ctas_per_sm").get<std::int64_t>();

@@ -11,8 +11,9 @@ cd "$(dirname "$0")/.."
 read_ok=0 refused=0 lines=0
 for model in leanattn-h100 leanattn-h100-host; do
     mkdir -p "$out/$model"
-    for sweep in $(git ls-files 'bench/results/raw/*.jsonl'); do
-        target="$out/$model/$(echo "$sweep" | tr / _).txt"
+    for sweep in $(git ls-files 'bench/results/raw/*.jsonl' 'bench/results/raw/*.jsonl.xz'); do
+        # A sweep kept as FILE.jsonl.xz (bench/results/raw/README.md) is read so and named as FILE.jsonl
+        target="$out/$model/$(echo "${sweep%.xz}" | tr / _).txt"
         if "$bin" "data/kernels/$model.json" h100-sxm "$sweep" > "$target" 2> /dev/null; then
             read_ok=$((read_ok + 1)); lines=$((lines + $(wc -l < "$target")))
         else

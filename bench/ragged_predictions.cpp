@@ -17,6 +17,7 @@
 
 #include "core/live_plan.hpp"
 #include "data_catalog.hpp"
+#include "input_file.hpp"
 #include "sim/makespan.hpp"
 
 using namespace leanattn;
@@ -53,11 +54,11 @@ int main(int argc, char** argv) {
     DeviceSpec h100 = app::load_device("h100-sxm");
     h100.ctas_per_sm = 1;
     const sim::KernelModel kernel = app::load_kernel(argv[1], h100);
-    std::ifstream in(argv[2]);
+    const std::unique_ptr<std::istream> in = app::open_input_file(argv[2], "RAGGED.jsonl");  // FILE or FILE.xz
     std::map<std::string, double> errors_by_strategy_median;
     std::map<std::string, std::vector<double>> errors;
     std::vector<double> narrow;
-    for (std::string line; std::getline(in, line);) {
+    for (std::string line; std::getline(*in, line);) {
         const nlohmann::json run = nlohmann::json::parse(line);
         if (run.value("kind", "") != "ragged" || !run.contains("median_us")) continue;
         const std::string peer = run["peer"];

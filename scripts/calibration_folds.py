@@ -12,6 +12,10 @@ round-robin in the order they first appear, so the same files give the same fold
 import argparse
 import json
 import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench" / "gpu"))
+from records import open_text  # noqa: E402  (raw results may be kept as FILE.xz)
 
 
 def main():
@@ -22,7 +26,7 @@ def main():
     args = ap.parse_args()
     if args.folds < 2:
         ap.error("--folds must be at least 2")
-    lines = [line for path in args.files for line in open(path).read().splitlines() if line.strip()]
+    lines = [line for path in args.files for line in open_text(path).read().splitlines() if line.strip()]
     fold_of = {}
     for line in lines:
         problem = json.dumps(json.loads(line)["problem"], sort_keys=True)

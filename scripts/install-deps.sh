@@ -3,7 +3,7 @@
 # CUDA (nvcc) is optional and never installed here: CUDA parts build when it is found. clang and LLVM's
 # OpenMP runtime build the coverage-guided fuzz target (libFuzzer) and the ThreadSanitizer mode of test.sh.
 set -euo pipefail
-packages=(cmake ninja-build g++ libeigen3-dev catch2 libboost-program-options-dev nlohmann-json3-dev python3-torch python3-pytest clang libomp-dev)
+packages=(cmake ninja-build g++ libeigen3-dev catch2 libboost-program-options-dev nlohmann-json3-dev python3-torch python3-pytest clang libomp-dev xz-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,22 +9,26 @@ numbers as they were committed, before the GPU ran them.
     python3 scripts/predictions_against_measured.py PREDICTED.jsonl MEASURED.jsonl [MEASURED.jsonl ...]
 """
 import json
+import pathlib
 import statistics
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench" / "gpu"))
+from records import open_text  # noqa: E402  (raw results may be kept as FILE.xz)
 
 
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
     predicted = {}
-    with open(argv[1]) as f:
+    with open_text(argv[1]) as f:
         for line in f:
             shape = json.loads(line)
             for r in shape["results"]:
                 predicted[(shape["flags"], r["strategy"])] = r["predicted_us"]
     errors, unmatched = [], 0
     for path in argv[2:]:
-        with open(path) as f:
+        with open_text(path) as f:
             for line in f:
                 run = json.loads(line)
                 for r in run.get("results", []):  # a line `cuda bench --shapes` refused has none

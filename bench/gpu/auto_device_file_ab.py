@@ -7,9 +7,11 @@ auto-own.jsonl: --strategy auto without --device, which on a GPU reads the file 
     python3 bench/gpu/auto_device_file_ab.py bench/results/raw/gpu-2026-11-27-h200-own-device-file
 """
 import json, sys, statistics
+
+from records import open_text  # raw results may be kept as FILE.xz
 def load(p):
     out = {}
-    for l in open(p):
+    for l in open_text(p):
         j = json.loads(l)
         if 'results' not in j: continue
         out[j['flags']] = j['results']

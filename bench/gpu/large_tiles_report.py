@@ -22,6 +22,8 @@ import json
 import math
 import re
 
+from records import open_text  # raw results may be kept as FILE.xz
+
 
 def problem_of(flags):
     return re.sub(r" --tile-rows \d+", "", flags)
@@ -31,7 +33,7 @@ def read(paths):
     """{(problem, tile rows, strategy): mean median_us over the files}."""
     times = collections.defaultdict(list)
     for path in paths:
-        with open(path) as f:
+        with open_text(path) as f:
             for line in f:
                 run = json.loads(line)
                 for r in run.get("results", []):  # a line cuda bench refused has none
@@ -95,7 +97,7 @@ def picks(args):
     times, old = read(args.sweep), auto_runs(args.old)
     best = best_by_problem(times)
     new = {}
-    with open(args.old[0]) as f:
+    with open_text(args.old[0]) as f:
         for line in f:
             run = json.loads(line)
             pr, problem = run["problem"], problem_of(run["flags"])
@@ -125,7 +127,7 @@ def weigh(candidates, larger_tile_margin):
 
 
 def margins(args):
-    with open(args.candidates) as f:
+    with open_text(args.candidates) as f:
         problems = [json.loads(line) for line in f]
     times, ran = read(args.sweep), auto_runs(args.auto)
     for p in problems:  # the rule as written must give the choice the library made
@@ -170,7 +172,7 @@ def kind_of(candidate, candidates):
 def chosen(args):
     weighed, picked, seen = collections.Counter(), collections.Counter(), set()
     for path in args.files:
-        with open(path) as f:
+        with open_text(path) as f:
             for line in f:
                 p = json.loads(line)
                 if p["flags"] in seen:

@@ -34,6 +34,8 @@ cp -L build/capi/libleanattn.so .devbuild/libleanattn.so
 # check.sh's host time of --strategy auto, on the GPU machine's own CPU (0.6 MB; test_cuda and bench_cuda_run_overhead,
 # 18-19 MB each, would take the carry past its limit beside the two above: compress them when a call needs them)
 cp -L build/bench/bench_auto_speed .devbuild/bench_auto_speed
+# Their symbol tables serve no one there, and the carry is tight: 2.5 MiB fewer.
+strip .devbuild/leanattn .devbuild/bench_auto_speed && strip --strip-unneeded .devbuild/libleanattn.so
 # The CLI has `cuda` only when built with nvcc; the library says whether it has its CUDA backend.
 if ! .devbuild/leanattn cuda --help >/dev/null 2>&1; then
   echo "prepare.sh: .devbuild/leanattn was built without CUDA (no nvcc here?): the suite's CLI validation cannot run" >&2

@@ -88,16 +88,24 @@ class Writer:
         self.file.close()
 
 
-def read(path):
-    """Every record of a suite.jsonl (or, where it is missing, of its xz-compressed copy suite.jsonl.xz, as raw results
-    over 150 KB are kept); lines that are not JSON objects (a torn last line) are skipped."""
+def open_text(path):
+    """A text file for reading: FILE.xz decompressed, or FILE, where only FILE.xz exists (raw results over 100 KB are
+    kept xz-compressed: bench/results/raw/README.md), else FILE itself."""
     import lzma
     import pathlib
 
     path = pathlib.Path(path)
     compressed = path.with_name(path.name + ".xz")
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt")
+    return lzma.open(compressed, "rt") if not path.exists() and compressed.exists() else open(path)
+
+
+def read(path):
+    """Every record of a suite.jsonl (or of its xz-compressed copy: open_text); lines that are not JSON objects (a torn
+    last line) are skipped."""
     out = []
-    with (lzma.open(compressed, "rt") if not path.exists() and compressed.exists() else open(path)) as f:
+    with open_text(path) as f:
         for line in f:
             line = line.strip()
             if line.startswith("{"):

@@ -6,15 +6,17 @@ import json
 import re
 import sys
 
+from records import open_text  # raw results may be kept as FILE.xz
+
 d, title = sys.argv[1], sys.argv[2]
-machine = open(f"{d}/machine.txt").read().strip()
-bench = [json.loads(l) for l in open(f"{d}/bench.jsonl") if l.startswith("{")]
+machine = open_text(f"{d}/machine.txt").read().strip()
+bench = [json.loads(l) for l in open_text(f"{d}/bench.jsonl") if l.startswith("{")]
 peers = collections.defaultdict(dict)
-for line in open(f"{d}/peers.jsonl"):
+for line in open_text(f"{d}/peers.jsonl"):
     if line.startswith("{"):
         r = json.loads(line)
         peers[r["case"]][r["backend"]] = r
-validate = open(f"{d}/validate.log").read()
+validate = open_text(f"{d}/validate.log").read()
 oks, fails = validate.count(" ok\n"), validate.count("FAILED")
 worst = {}
 for m in re.finditer(r"== validate .*--dtype (\w+)\n((?:(?!==).*\n)*)", validate):
@@ -29,7 +31,7 @@ print(f"## Correctness\n\n`leanattn cuda validate`: {oks} strategy runs passed, 
       f"{validate.count('== validate')} shape × dtype cases (each run 3 times with NaN-poisoned outputs, against float64)."
       f" Worst rel. L2: " + ", ".join(f"{k} {v:.2e}" for k, v in sorted(worst.items())) + ".")
 try:
-    san = open(f"{d}/sanitizer.log").read()
+    san = open_text(f"{d}/sanitizer.log").read()
     sums = re.findall(r"(ERROR SUMMARY: .*|RACECHECK SUMMARY: .*)", san)
     print("compute-sanitizer: " + "; ".join(sums) + ".")
 except FileNotFoundError:

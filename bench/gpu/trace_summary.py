@@ -15,6 +15,8 @@ import json
 import statistics
 import sys
 
+from records import open_text  # raw results may be kept as FILE.xz
+
 
 def us(ns):
     return ns / 1000.0
@@ -97,7 +99,7 @@ def main(argv):
         print(__doc__)
         return 0 if len(argv) >= 2 else 2
     for path in argv[1:]:
-        with open(path) as f:
+        with open_text(path) as f:
             print(summarize(json.load(f)))
     return 0
 

@@ -13,7 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git show 0cba21a:data/kernels/leanattn-h100.json > "$tmp/device-start.json"
 git show 0cba21a:data/kernels/leanattn-h100-host.json > "$tmp/host-start.json"
-cat "$V/cal-device/train.jsonl" "$V/live/live-device-1.jsonl" > "$tmp/train+live.jsonl"
+raw_text() { for f; do if [ -e "$f" ]; then cat "$f"; else xz -dc "$f.xz"; fi; done; }  # raw results may be kept as FILE.xz
+raw_text "$V/cal-device/train.jsonl" "$V/live/live-device-1.jsonl" > "$tmp/train+live.jsonl"
 device_note="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fitted"])' "$tmp/device-start.json"); then (2026-11-27) reread_lag_mb added, fitted alone with reread_fraction on the same runs from this fit (bench/results/calibration-h100-fit-v34-lag.sh)"
 host_note="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fitted"])' "$tmp/host-start.json"); then (2026-11-27) reread_lag_mb added, fitted alone with reread_fraction on kernel v34's host-lengths training sweep (bench/results/raw/gpu-2026-11-27-v34-calibration/cal-host/train.jsonl) from this fit (bench/results/calibration-h100-fit-v34-lag.sh)"
 fit_alone=(--set reread_lag_mb=50 --fit reread_fraction --fit reread_lag_mb)

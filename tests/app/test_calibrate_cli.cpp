@@ -203,6 +203,42 @@ TEST_CASE("the check's fastest strategy: runs of one plan (no-split's, under str
     CHECK(app::check_predictions("t", close, {15.0, 20.0, 15.0}, kernel, device, 3000.0).fastest_decided == 0);
 }
 
+TEST_CASE("an input kept xz-compressed reads as the file it holds: FILE.xz by its own name, or FILE where only FILE.xz exists") {
+    if (std::system("xz --version >/dev/null 2>&1") != 0) {
+        WARN("skipped: the xz program is not installed (Debian: apt-get install xz-utils)");
+        return;
+    }
+    const TempFile compressed("heldout.jsonl.xz");
+    REQUIRE(std::system(("xz -c " + heldout1 + " > " + compressed.path).c_str()) == 0);
+    const std::string plain = compressed.path.substr(0, compressed.path.size() - 3);  // no such file: only its .xz exists
+    // The report, less its first line (which names the file) and auto's host time (which varies).
+    const auto check = [](const std::string& file) { return run_leanattn("calibrate --kernel leanattn-h100 --check " + file); };
+    const auto report = [](const std::string& out) {
+        std::istringstream lines(out.substr(std::min(out.size(), out.find('\n'))));
+        std::string kept;
+        for (std::string line; std::getline(lines, line);) {
+            if (line.find("host time") == std::string::npos) kept += line + "\n";
+        }
+        return kept;
+    };
+    const auto expected = check(heldout1);
+    REQUIRE(expected.exit_code == 0);
+    REQUIRE(report(expected.out).size() > 100);
+    for (const std::string& file : {compressed.path, plain}) {
+        CAPTURE(file);
+        const auto r = check(file);
+        CHECK(r.exit_code == 0);
+        CHECK(report(r.out) == report(expected.out));
+    }
+    // A plain file beside its .xz is read as it is; a broken .xz is refused, named as given.
+    const TempFile beside("heldout.jsonl", "not json\n");  // at `plain`
+    CHECK(report(check(plain).out) != report(expected.out));
+    const TempFile broken("broken.jsonl.xz", "not xz");
+    const auto refused = check(broken.path.substr(0, broken.path.size() - 3));
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("is not a valid .xz file") != std::string::npos);
+}
+
 TEST_CASE("calibrate --predict writes one JSON line per shape with each strategy's predicted time, the simulator's under the kernel") {
     const TempFile shapes("shapes.txt",
                           "# two problems\n"
