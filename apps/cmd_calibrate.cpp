@@ -137,7 +137,7 @@ int calibrate_main(const Args& args) {
     int iterations = 40;
     double loss_scale = sim::default_loss_scale;
     po::options_description desc("flags");
-    desc.add_options()("measured", po::value(&measured), "JSONL of `cuda bench --shapes` to fit on (repeat the flag for rounds of one sweep)")(
+    desc.add_options()("measured", po::value(&measured), "JSONL of `cuda bench --shapes` to fit on (repeat the flag for rounds of one sweep; FILE.xz, or FILE kept as FILE.xz, reads decompressed)")(
         "check", po::value(&checks), "JSONL of a sweep to check the model on, never fitted (repeat for its rounds: their spread is the noise)")(
         "predict", po::value(&predict_file), "a shapes file (problem flags per line): write each line's predicted time per strategy as JSONL")(
         "device", po::value(&device_name)->default_value(device_name), "the GPU the runs were (or will be) measured on: a name in data/devices or a file")(
