@@ -23,8 +23,8 @@ bool ends_with_xz(const std::string& path) { return path.size() > 3 && path.comp
 // The text `xz -dc -- file` writes, read through a pipe (no shell: the path is one argument whatever it holds).
 template <typename Refuse>
 std::string decompress_xz(const std::string& file, const Refuse& refuse) {
-    int fds[2];
-    if (pipe(fds) != 0) throw refuse("is compressed (.xz) and no pipe could be made to decompress it");
+    int fds[2];  // close-on-exec: no other program this process starts inherits them (xz's stdout is a dup)
+    if (pipe2(fds, O_CLOEXEC) != 0) throw refuse("is compressed (.xz) and no pipe could be made to decompress it");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
