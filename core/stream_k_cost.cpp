@@ -196,19 +196,12 @@ public:
             else sm_bytes_[static_cast<std::size_t>(sm_of(g))] += ctas_[g].bytes;
         }
         stream_all(again);
-        // Each CTA's own finish, and when its partial (if any) is published. With one CTA per SM (g < SMs), a CTA's
-        // bytes are its SM's: stream_ns's sum is its own.
+        // Each CTA's own finish, and when its partial (if any) is published.
         for (std::int64_t g = 0; g < grid; ++g) {
             Cta& c = ctas_[g];
             if (starts_[g + 1] == starts_[g]) continue;
-            if (grid <= sms) {
-                const PartitionStream& stream = streams_[partition_of(g)];
-                c.own_ns = sm_finish_[g] + c.other_ns;
-                if (c.partial) c.ready_ns = (c.first_bytes >= c.bytes ? sm_finish_[g] : stream.time_to_read(c.first_bytes, ns_per_byte_)) + c.first_other_ns;
-            } else {
-                c.own_ns = stream_ns(g, c.bytes) + c.other_ns;
-                if (c.partial) c.ready_ns = stream_ns(g, c.first_bytes) + c.first_other_ns;
-            }
+            c.own_ns = stream_ns(g, c.bytes) + c.other_ns;
+            if (c.partial) c.ready_ns = stream_ns(g, c.first_bytes) + c.first_other_ns;
         }
         // A host of a split output (only ever a CTA's last segment) waits for its peers' partials, then merges.
         for (std::int64_t g = 0; g < grid; ++g) {

@@ -89,7 +89,7 @@ class Writer:
 
 
 def open_text(path):
-    """A text file for reading: FILE.xz decompressed, or FILE, where only FILE.xz exists (raw results over 100 KB are
+    """A text file for reading: FILE.xz decompressed, or FILE, where only FILE.xz exists (raw results over 2 KB are
     kept xz-compressed: bench/results/raw/README.md), else FILE itself."""
     import lzma
     import pathlib
