@@ -1,11 +1,14 @@
 #include "data_catalog.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/input_error.hpp"
 
@@ -37,33 +40,63 @@ bool is_file_reference(const std::string& s) {
 // and holds at most max_data_file_bytes: a folder, a FIFO or /dev/zero would otherwise fail late or never.
 std::string read_data_file(const fs::path& file, const char* parameter) {
     const auto refuse = [&](const std::string& why) { return InputError({{parameter, file.string()}}, why); };
-    std::error_code ec;
-    const fs::file_status status = fs::status(file, ec);
-    if (ec || !fs::exists(status)) throw refuse("no such file");
-    if (fs::is_directory(status)) throw refuse("is a folder, not a .json file");
-    if (!fs::is_regular_file(status)) throw refuse("is not a regular file");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw refuse("cannot read the file");
-    // In pieces, up to one byte past the limit: a data file is a few KB, and a buffer of the limit's size, zeroed, cost
-    // more than parsing the file (a device and a kernel file read for every plan the library makes with auto).
+    struct stat status {};
+    if (::stat(file.c_str(), &status) != 0) throw refuse("no such file");
+    if (S_ISDIR(status.st_mode)) throw refuse("is a folder, not a .json file");
+    if (!S_ISREG(status.st_mode)) throw refuse("is not a regular file");
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO swapped in since: no wait
+    if (fd < 0) throw refuse("cannot read the file");
+    // Up to one byte past the limit, in pieces: a data file is a few KB (a buffer of the limit's size, zeroed, cost more
+    // than parsing the file), and the POSIX calls, not a stream, since this runs for every plan the library makes.
     std::string text;
     char piece[16384];
-    while (in && static_cast<std::int64_t>(text.size()) <= max_data_file_bytes) {
-        in.read(piece, sizeof piece);
-        text.append(piece, static_cast<std::size_t>(in.gcount()));
+    bool failed = false;
+    while (static_cast<std::int64_t>(text.size()) <= max_data_file_bytes) {
+        const ssize_t got = ::read(fd, piece, sizeof piece);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            failed = got < 0;
+            break;
+        }
+        text.append(piece, static_cast<std::size_t>(got));
     }
-    if (in.bad()) throw refuse("reading the file failed");
+    ::close(fd);
+    if (failed) throw refuse("reading the file failed");
     if (static_cast<std::int64_t>(text.size()) > max_data_file_bytes) {
         throw refuse("larger than " + std::to_string(max_data_file_bytes) + " bytes: not a device or model file");
     }
     return text;
 }
 
-DeviceSpec device_from_file(const fs::path& file) { return device_from_text(read_data_file(file, "device"), file.string()); }
+// A data file parsed once per process while its text stays the same: parsing a device and a kernel file took ~50 us, as
+// long as weighing a problem's plans, and every plan the library makes with auto or for a GPU reads both. The text is
+// read every time (a few us) and compared, so an edited file is parsed again however quickly it was rewritten. A file
+// that fails to parse is refused again on the next call.
+template <typename T, typename Parse>
+T parsed_file(const fs::path& file, const char* parameter, Parse parse) {
+    struct Entry {
+        std::string text;
+        T parsed;
+    };
+    static std::mutex mutex;
+    static std::map<std::string, Entry> parsed;
+    const std::string key = file.string();
+    std::string text = read_data_file(file, parameter);  // refuses what is not a regular, readable, small file
+    {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = parsed.find(key); it != parsed.end() && it->second.text == text) return it->second.parsed;
+    }
+    T value = parse(text, key);
+    const std::lock_guard<std::mutex> lock(mutex);
+    parsed.insert_or_assign(key, Entry{std::move(text), value});
+    return value;
+}
 
-ModelShape model_from_file(const fs::path& file) { return model_from_text(read_data_file(file, "model"), file.string()); }
+DeviceSpec device_from_file(const fs::path& file) { return parsed_file<DeviceSpec>(file, "device", device_from_text); }
 
-sim::KernelModel kernel_from_file(const fs::path& file) { return kernel_from_text(read_data_file(file, "kernel"), file.string()); }
+ModelShape model_from_file(const fs::path& file) { return parsed_file<ModelShape>(file, "model", model_from_text); }
+
+sim::KernelModel kernel_from_file(const fs::path& file) { return parsed_file<sim::KernelModel>(file, "kernel", kernel_from_text); }
 
 // A data folder holds a few dozen files; far more means a wrong LEANATTN_DATA.
 constexpr std::size_t max_listed_files = 10000;
@@ -99,11 +132,16 @@ fs::path data_dir() {
         if (!fs::is_directory(fs::path(env) / "devices", ec)) throw InputError("LEANATTN_DATA=" + std::string(env), "not a folder holding devices/ and models/");
         return fs::path(env);
     }
+    // Looked for once found: the binary does not move, and each look costs a stat per place tried.
+    static std::mutex mutex;
+    static fs::path found;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!found.empty()) return found;
     const fs::path bin = binary_dir();
     for (const fs::path& candidate :
          {bin / ".." / "share" / "leanattn" / "data", bin / ".." / "data", bin / ".." / ".." / "data", fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
         std::error_code ec;
-        if (!candidate.empty() && fs::is_directory(candidate / "devices", ec)) return candidate;
+        if (!candidate.empty() && fs::is_directory(candidate / "devices", ec)) return found = candidate;
     }
     throw InputError("data/", "cannot find the data folder; set LEANATTN_DATA to the repository's data/ folder");
 }
