@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "auto_strategy.hpp"
@@ -105,6 +106,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         }
         const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
         nlohmann::ordered_json auto_choice;
+        std::optional<Schedule> weighed;  // auto's chosen plan, where it was made on the device this plan is for
         if (capi::wants_auto(options)) {
             // As the CLI's --strategy auto: a split count, grid or snap belongs to one strategy's plan, which auto
             // would otherwise weigh beside the others' default plans (or drop) without a word.
@@ -116,21 +118,22 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             model_device.sms = spec.sms;
             model_device.ctas_per_sm = spec.ctas_per_sm;
             // The plan serves every step of a cache of this capacity, at live lengths up to it.
-            const app::AutoChoice chosen =
+            app::AutoChoice chosen =
                 app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths, sim::PlannedLengths::up_to_the_problems);
-            const sim::StrategyChoice& choice = chosen.choice;
+            sim::StrategyChoice& choice = chosen.choice;
             auto_choice = app::auto_choice_json(chosen);
             plan_options = choice.options;
             if (choice.tile_rows > 0) {  // a KV head's rows in two tiles: the plan (and on a GPU, the kernel) for those
                 p.tile_rows = choice.tile_rows;
                 if (device == LEANATTN_DEVICE_CUDA) spec = capi::gpu::live_device(gpu, p, type, described.timing);
             }
+            if (choice.plan.device == spec) weighed = std::move(choice.plan);
         }
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);
         if (device == LEANATTN_DEVICE_CPU) cost.add(cpu_workspace_cost(p, plan_size(p, spec, plan_options)));
         check_cost(cost, app::resource_limits());
-        *plan = new leanattn_plan{make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)};
+        *plan = new leanattn_plan{weighed ? std::move(*weighed) : make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)};
     });
 }
 

@@ -132,6 +132,7 @@ private:
         if (choice_.candidates.size() == 1 || takes_same_plan || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_runs_as_no_split_ = tile_rows == 0 && o.strategy == Strategy::stream_k && runs_as_no_split(plan);
             choice_.options = o;
+            choice_.plan = plan;
             choice_.splits = candidate.splits;
             choice_.tile_rows = tile_rows;
             choice_.predicted_us = candidate.predicted_us;

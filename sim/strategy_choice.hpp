@@ -68,6 +68,10 @@ struct StrategyChoice {
     double predicted_us = 0.0;                 // its simulated time (for a capacity: the mean over the lengths, PlannedLengths)
     PlannedLengths planned = PlannedLengths::the_problems;  // the lengths it was weighed for
     std::vector<StrategyCandidate> candidates;  // every plan weighed, in the order above
+    // The chosen plan itself, as weighed: made with `options` for the problem (its tile rows `tile_rows` where set) on
+    // device_for_kernel(device, kernel). A caller planning on that same device takes it instead of planning again
+    // (stream-k's is the aligned rule's search, a third of the choice's time).
+    Schedule plan;
 };
 
 // The rule every candidate is weighed by: a plan weighed later is chosen over the choice so far when it is

@@ -34,6 +34,24 @@ Problem planned_problem(Problem p, std::int64_t tile_rows) {
     return p;
 }
 
+// The choice carries its plan: the one planning its options again on the same device makes, CTA for CTA.
+void check_is_the_plan_of(const sim::StrategyChoice& c, const Problem& p, const DeviceSpec& planned) {
+    const Schedule again = make_schedule(planned_problem(p, c.tile_rows), planned, c.options);
+    CHECK(c.plan.device == planned);
+    CHECK(c.plan.problem.tile_rows == again.problem.tile_rows);
+    CHECK(c.plan.problem.ctx == again.problem.ctx);
+    CHECK(c.plan.strategy == again.strategy);
+    CHECK(c.plan.grid == again.grid);
+    CHECK(c.plan.splits == again.splits);
+    CHECK(c.plan.snap == again.snap);
+    CHECK(c.plan.launches == again.launches);
+    CHECK(c.plan.narrow_streams == again.narrow_streams);
+    CHECK(c.plan.one_output_per_cta == again.one_output_per_cta);
+    CHECK(c.plan.request_tiles == again.request_tiles);
+    CHECK(c.plan.request_offset == again.request_offset);
+    CHECK(c.splits == c.plan.splits);
+}
+
 }  // namespace
 
 TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the choice is one of them, the fastest but for its margins") {
@@ -52,6 +70,7 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
               for (const sim::Weighing weighing : {sim::Weighing::every_plan, sim::Weighing::bounded}) {
                 CAPTURE(describe(p, planned), k.name, vary, weighing == sim::Weighing::bounded);
                 const sim::StrategyChoice c = sim::choose_strategy(p, h100, k, bytes, PlanOptions{}, vary, weighing);
+                check_is_the_plan_of(c, p, planned);
                 const auto& cand = c.candidates;
                 REQUIRE(cand.size() >= 3);
                 CHECK(cand.size() <= 11 + 3 * sim::larger_tile_rows(p).size());
@@ -225,6 +244,7 @@ TEST_CASE("choose_strategy, bounded: every plan played in full chooses the same 
                 CHECK(fast.tile_rows == full.tile_rows);
                 CHECK(fast.splits == full.splits);
                 CHECK(fast.predicted_us == full.predicted_us);
+                check_is_the_plan_of(fast, p, sim::device_for_kernel(gpu, k));  // for a capacity too: the plan at it
                 REQUIRE(fast.candidates.size() == full.candidates.size());
                 for (std::size_t i = 0; i < full.candidates.size(); ++i) {
                     const sim::StrategyCandidate &a = fast.candidates[i], &b = full.candidates[i];
