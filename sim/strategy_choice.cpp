@@ -20,6 +20,11 @@ const MakespanModel& makespan_model(const KernelModel& kernel, const DeviceSpec&
     return *model;
 }
 
+// What choose_strategy reads of a default plan once it is weighed (the plan itself may have become the choice's).
+struct PlanShape {
+    std::int64_t grid = 0, splits = 1, total_tiles = 0, outputs = 0;
+};
+
 // Weighs plans one after another by choose_strategy's rule. A plan that cannot beat the choice so far by its margin
 // is played only until a bound shows it (MakespanModel::makespan_below).
 class Weigher {
@@ -39,20 +44,20 @@ public:
         choice_.planned = lengths_;
     }
 
-    // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns it.
-    Schedule weigh_default(const DefaultPlan& d) {
+    // Weighs the default plan of d's strategy by its margin (default_plan_margin); returns its shape.
+    PlanShape weigh_default(const DefaultPlan& d) {
         const PlanOptions o = options(d.strategy, 0, 0);
         Schedule plan = planner_.make(o);
-        consider(plan, o, for_capacity() && d.strategy == Strategy::no_split ? capacity_no_split_margin : default_plan_margin(d, plan), 0);
-        return plan;
+        const PlanShape shape{plan.grid, plan.splits, plan.total_tiles, plan::outputs(plan.view())};
+        const double margin = for_capacity() && d.strategy == Strategy::no_split ? capacity_no_split_margin : default_plan_margin(d, plan);
+        consider(std::move(plan), o, margin, 0);
+        return shape;
     }
 
-    // Weighs one plan of the problem; returns it. `bounded`: lower_bound_ns was checked already and did not rule it out.
-    Schedule weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin, bool bounded = false) {
+    // Weighs one plan of the problem. `bounded`: lower_bound_ns was checked already and did not rule it out.
+    void weigh(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin, bool bounded = false) {
         const PlanOptions o = options(strategy, splits, grid);
-        Schedule plan = planner_.make(o);
-        consider(plan, o, margin, 0, bounded);
-        return plan;
+        consider(planner_.make(o), o, margin, 0, bounded);
     }
 
     // Weighs the plan of `strategy` at `splits` or `grid` (the parameters a default plan did not choose) unless no plan
@@ -76,7 +81,7 @@ public:
                 return;
             }
         }
-        (void)weigh(strategy, splits, grid, margin, weighing_ == Weighing::bounded && !choice_.candidates.empty());
+        weigh(strategy, splits, grid, margin, weighing_ == Weighing::bounded && !choice_.candidates.empty());
     }
 
     // Weighs `strategy`'s default plan of the problem cut into output tiles of `tile_rows` query rows.
@@ -102,7 +107,8 @@ private:
         return o;
     }
 
-    void consider(const Schedule& plan, const PlanOptions& o, double margin, std::int64_t tile_rows, bool bounded = false) {
+    // Takes the plan: kept as the choice's if it becomes the choice (moved, not copied: this runs for every candidate).
+    void consider(Schedule plan, const PlanOptions& o, double margin, std::int64_t tile_rows, bool bounded = false) {
         StrategyCandidate candidate{o, plan.grid, plan.splits};
         candidate.tile_rows = tile_rows;
         candidate.margin = margin;
@@ -132,7 +138,7 @@ private:
         if (choice_.candidates.size() == 1 || takes_same_plan || (candidate.simulated && beats(candidate.predicted_us, choice_.predicted_us, margin))) {
             choice_runs_as_no_split_ = tile_rows == 0 && o.strategy == Strategy::stream_k && runs_as_no_split(plan);
             choice_.options = o;
-            choice_.plan = plan;
+            choice_.plan = std::move(plan);
             choice_.splits = candidate.splits;
             choice_.tile_rows = tile_rows;
             choice_.predicted_us = candidate.predicted_us;
@@ -238,15 +244,15 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // stream-k first and these margins, 132 and 156 (chosen on those two sets; the held-out sweep, checked after:
     // 86 of 100 against 89). bench/NOTES.md, "The suite on v22, the refit and auto's rule".
     constexpr double tie = simpler_plan_margin;
-    Schedule stream_k;
+    PlanShape stream_k;
     std::int64_t heuristic = 1;
     for (const DefaultPlan& d : default_plans) {
-        Schedule plan = w.weigh_default(d);
+        const PlanShape plan = w.weigh_default(d);
         if (d.strategy == Strategy::fixed_split) heuristic = plan.splits;
-        if (d.strategy == Strategy::stream_k) stream_k = std::move(plan);
+        if (d.strategy == Strategy::stream_k) stream_k = plan;
     }
     const std::int64_t slots = planned.resident_ctas();
-    const std::int64_t outputs = plan::outputs(stream_k.view());
+    const std::int64_t outputs = stream_k.outputs;
     // k CTAs on every output (the largest multiple of the outputs below the slots, k >= 2; the full grid keeps
     // its 10% rule below): no CTA restarts on a second output, each host merges k − 1 partials. Weighed like a
     // default plan (0.1%): measured on an H100, grid 128 beat the aligned rule's 132 by 6% on 32 outputs of
