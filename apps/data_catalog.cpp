@@ -1,7 +1,6 @@
 #include "data_catalog.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/input_error.hpp"
+#include "input_file.hpp"
 
 #ifndef LEANATTN_SOURCE_DATA_DIR
 #define LEANATTN_SOURCE_DATA_DIR ""
@@ -46,22 +46,12 @@ std::string read_data_file(const fs::path& file, const char* parameter) {
     if (!S_ISREG(status.st_mode)) throw refuse("is not a regular file");
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO swapped in since: no wait
     if (fd < 0) throw refuse("cannot read the file");
-    // Up to one byte past the limit, in pieces: a data file is a few KB (a buffer of the limit's size, zeroed, cost more
-    // than parsing the file), and the POSIX calls, not a stream, since this runs for every plan the library makes.
+    // Read in pieces, up to one past the limit: a data file is a few KB (a buffer of the limit's size, zeroed, cost more
+    // than parsing the file), and with the POSIX calls, not a stream, since this runs for every plan the library makes.
     std::string text;
-    char piece[16384];
-    bool failed = false;
-    while (static_cast<std::int64_t>(text.size()) <= max_data_file_bytes) {
-        const ssize_t got = ::read(fd, piece, sizeof piece);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            failed = got < 0;
-            break;
-        }
-        text.append(piece, static_cast<std::size_t>(got));
-    }
+    const bool read = read_descriptor(fd, text, static_cast<std::size_t>(max_data_file_bytes));
     ::close(fd);
-    if (failed) throw refuse("reading the file failed");
+    if (!read) throw refuse("reading the file failed");
     if (static_cast<std::int64_t>(text.size()) > max_data_file_bytes) {
         throw refuse("larger than " + std::to_string(max_data_file_bytes) + " bytes: not a device or model file");
     }

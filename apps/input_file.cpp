@@ -42,19 +42,9 @@ std::string decompress_xz(const std::string& file, const Refuse& refuse) {
         throw refuse("is compressed (.xz) and the xz program was not found (Debian: apt-get install xz-utils)");
     }
     std::string text;
-    char piece[65536];
-    bool too_large = false;
-    for (;;) {
-        const ssize_t n = read(fds[0], piece, sizeof piece);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        text.append(piece, static_cast<std::size_t>(n));
-        if (text.size() > max_decompressed_bytes) {
-            too_large = true;
-            kill(pid, SIGKILL);
-            break;
-        }
-    }
+    (void)read_descriptor(fds[0], text, max_decompressed_bytes);  // a failed read shows as xz's failure below
+    const bool too_large = text.size() > max_decompressed_bytes;
+    if (too_large) kill(pid, SIGKILL);
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -65,6 +55,18 @@ std::string decompress_xz(const std::string& file, const Refuse& refuse) {
 }
 
 }  // namespace
+
+bool read_descriptor(int fd, std::string& text, std::size_t most) {
+    char piece[65536];
+    while (text.size() <= most) {
+        const ssize_t n = read(fd, piece, sizeof piece);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        if (n == 0) break;
+        text.append(piece, static_cast<std::size_t>(n));
+    }
+    return true;
+}
 
 std::unique_ptr<std::istream> open_input_file(const std::string& path, const std::string& parameter) {
     const auto refuse = [&](const std::string& why) { return InputError({{parameter, path}}, why); };

@@ -16,6 +16,10 @@ namespace leanattn::app {
 // InputError({{parameter, path}}, why): no such file, a folder, a device node, cannot be read, xz missing or failing.
 std::unique_ptr<std::istream> open_input_file(const std::string& path, const std::string& parameter);
 
+// Appends what descriptor `fd` yields to `text` until its end, or until `text` holds more than `most` bytes (the caller
+// then refuses it: at most one read past the limit). Returns false when a read fails (EINTR is retried).
+bool read_descriptor(int fd, std::string& text, std::size_t most);
+
 // What an .xz input may decompress to: a measured sweep is a few MB; more is not a file of ours.
 inline constexpr std::size_t max_decompressed_bytes = std::size_t{256} << 20;
 

@@ -44,7 +44,7 @@ std::string one_cta_per_sm(const std::string& device) {
     nlohmann::json j = nlohmann::json::parse(text.str());
     j["name"] = device + "-one-cta-per-sm";
     j["ctas_per_sm"] = 1;
-    char path[] = "/tmp/leanattn-plan-create-speed-XXXXXX.json";
+    char path[] = "/tmp/leanattn-plan-create-speed-XXXXXX.json";  // mkstemps makes the six X's unique; 5: ".json" kept
     const int fd = ::mkstemps(path, 5);
     if (fd < 0) throw std::runtime_error("cannot create a temporary file");
     const std::string out = j.dump(2);
