@@ -3,26 +3,20 @@
 // capacity and two draws of live lengths below it (sim::PlannedLengths::up_to_the_problems), the chosen plan kept.
 //
 // Reads a measured sweep (`leanattn cuda bench --shapes` JSON lines, e.g. the calibration's held-out one); each
-// distinct problem, its tile rows left to auto, is planned as a CPU plan on DEVICE (a data/devices name) at one CTA per
-// SM, as the GPU kernel runs and a CUDA plan is weighed (the tool writes that copy of the device file to a temporary
-// file), in 10 rounds through all the problems, each problem's median taken (auto meets a problem once).
+// distinct problem, its tile rows left to auto, is planned as a CPU plan on DEVICE (a data/devices name; a CPU plan with
+// auto is weighed and made at the kernel model's one CTA per SM, as the GPU kernel runs and a CUDA plan is weighed), in
+// 10 rounds through all the problems, each problem's median taken (auto meets a problem once).
+// Then the same with no device named (h100-sxm's file, as DecodePlan's default).
 //   bench_plan_create_speed h100-sxm bench/results/raw/…/heldout-1.jsonl
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-#include <unistd.h>
-
 #include "capi/leanattn.h"
-#include "data_catalog.hpp"
 #include "guarded_main.hpp"
 #include "measured_runs.hpp"
 
@@ -35,31 +29,11 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-// DEVICE's file with one CTA per SM, written to a temporary file whose path is returned.
-std::string one_cta_per_sm(const std::string& device) {
-    std::ifstream in(app::data_dir() / "devices" / (device + ".json"));
-    if (!in) throw std::runtime_error("no device file data/devices/" + device + ".json");
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json j = nlohmann::json::parse(text.str());
-    j["name"] = device + "-one-cta-per-sm";
-    j["ctas_per_sm"] = 1;
-    char path[] = "/tmp/leanattn-plan-create-speed-XXXXXX.json";  // mkstemps makes the six X's unique; 5: ".json" kept
-    const int fd = ::mkstemps(path, 5);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file");
-    const std::string out = j.dump(2);
-    const bool written = ::write(fd, out.data(), out.size()) == static_cast<ssize_t>(out.size());
-    ::close(fd);
-    if (!written) throw std::runtime_error(std::string("cannot write ") + path);
-    return path;
-}
-
 int run(int argc, char** argv) {
     if (argc != 3) {
         std::fprintf(stderr, "usage: bench_plan_create_speed DEVICE MEASURED.jsonl\n");
         return 2;
     }
-    const std::string device = one_cta_per_sm(argv[1]);
     const app::MeasuredSweep sweep = app::read_measured({argv[2]});
     std::vector<Problem> problems;
     std::set<std::string> seen;
@@ -72,32 +46,33 @@ int run(int argc, char** argv) {
     for (const Problem& p : problems) {
         shapes.push_back({p.batch, p.q_heads, p.kv_heads, p.head_dim, p.q_len, p.tile, p.ctx.data(), 0});
     }
-    leanattn_plan_options options{};
-    options.strategy = "auto";
-    options.device = device.c_str();
-    constexpr int rounds = 10;
-    std::vector<std::vector<double>> us(shapes.size());
-    for (int round = 0; round < rounds; ++round) {
-        for (std::size_t i = 0; i < shapes.size(); ++i) {
-            leanattn_plan* plan = nullptr;
-            const auto t0 = std::chrono::steady_clock::now();
-            const leanattn_status status = leanattn_plan_create(&shapes[i], LEANATTN_FP16, LEANATTN_DEVICE_CPU, &options, &plan);
-            us[i].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-            if (status != LEANATTN_OK) {
-                std::fprintf(stderr, "bench_plan_create_speed: %s\n", leanattn_last_error());
-                std::remove(device.c_str());
-                return 2;
+    // Each problem's median over the rounds, sorted; `device` NULL: none named (DecodePlan's default).
+    const auto time_plans = [&](const char* device) {
+        leanattn_plan_options options{};
+        options.strategy = "auto";
+        options.device = device;
+        constexpr int rounds = 10;
+        std::vector<std::vector<double>> us(shapes.size());
+        for (int round = 0; round < rounds; ++round) {
+            for (std::size_t i = 0; i < shapes.size(); ++i) {
+                leanattn_plan* plan = nullptr;
+                const auto t0 = std::chrono::steady_clock::now();
+                const leanattn_status status = leanattn_plan_create(&shapes[i], LEANATTN_FP16, LEANATTN_DEVICE_CPU, &options, &plan);
+                us[i].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+                if (status != LEANATTN_OK) throw std::runtime_error(leanattn_last_error());
+                leanattn_plan_destroy(plan);
             }
-            leanattn_plan_destroy(plan);
         }
-    }
-    std::remove(device.c_str());
-    std::vector<double> each;
-    for (const std::vector<double>& u : us) each.push_back(median(u));
-    std::sort(each.begin(), each.end());
-    std::printf("leanattn_plan_create with auto, %zu problems of %s on %s at one CTA per SM, %d rounds taking turns: median %.1f us, 90th "
-                "percentile %.1f, worst %.1f\n",
-                each.size(), argv[2], argv[1], rounds, median(each), each[each.size() * 9 / 10], each.back());
+        std::vector<double> each;
+        for (const std::vector<double>& u : us) each.push_back(median(u));
+        std::sort(each.begin(), each.end());
+        std::printf("leanattn_plan_create with auto, %zu problems of %s, %s, %d rounds taking turns: median %.1f us, 90th percentile %.1f, "
+                    "worst %.1f\n",
+                    each.size(), argv[2], device != nullptr ? ("on " + std::string(device)).c_str() : "no device named", rounds, median(each),
+                    each[each.size() * 9 / 10], each.back());
+    };
+    time_plans(argv[1]);
+    time_plans(nullptr);
     return 0;
 }
 

@@ -113,13 +113,17 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             if (options->splits != 0 || options->grid != 0 || options->snap != 0) {
                 throw InputError({{"strategy", "auto"}}, "chooses the strategy and its splits itself: leave splits, grid and snap at 0, or name the strategy they belong to");
             }
-            // The plans are weighed on the device the plan is made for (this GPU's SMs and occupancy, or the CPU's).
+            // The plans are weighed on the device the plan is made for: a GPU's own SMs and occupancy; for the CPU, the
+            // device file's SMs at its kernel model's CTAs per SM, as the command line's `cpu --strategy auto` plans
+            // (the built-in figures' 2 CTAs per SM are no kernel's: weighed there, the plan made on them was not the
+            // plan weighed, and the choice took the simulator's full engine, ~2 ms, instead of ~0.3).
+            const bool on_gpu = device == LEANATTN_DEVICE_CUDA;
             DeviceSpec model_device = described;
-            model_device.sms = spec.sms;
-            model_device.ctas_per_sm = spec.ctas_per_sm;
+            if (on_gpu) model_device.sms = spec.sms, model_device.ctas_per_sm = spec.ctas_per_sm;
             // The plan serves every step of a cache of this capacity, at live lengths up to it.
             app::AutoChoice chosen =
-                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/true, lengths, sim::PlannedLengths::up_to_the_problems);
+                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/on_gpu, lengths, sim::PlannedLengths::up_to_the_problems);
+            if (!on_gpu) spec = sim::device_for_kernel(described, chosen.kernel);
             sim::StrategyChoice& choice = chosen.choice;
             auto_choice = app::auto_choice_json(chosen);
             plan_options = choice.options;

@@ -72,8 +72,9 @@ typedef struct leanattn_plan_options {
     int64_t grid;         /* stream-k: CTAs; 0: every resident CTA slot */
     const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters
                              (and, on the CPU and in reports, the SMs planned for); NULL: h100-sxm's for CUDA
-                             plans and reports, the built-in H100 figures for CPU plans. A CUDA plan always
-                             takes its SM count and CTAs per SM from the GPU itself. */
+                             plans, reports and "auto", the built-in H100 figures for other CPU plans. A CUDA
+                             plan always takes its SM count and CTAs per SM from the GPU itself; a CPU plan
+                             with "auto" the file's SMs at its kernel model's CTAs per SM (weighed there). */
     int cuda_device;      /* CUDA plans: the GPU's ordinal, whose SMs the plan fills and where it runs */
     const char* stream_k_rule; /* stream-k: "aligned" (NULL: CTA boundaries snapped to outputs where that is
                                   predicted cheaper) or "paper" (the published plan) */

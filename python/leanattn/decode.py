@@ -149,8 +149,9 @@ class DecodePlan:
     better on smaller ones.
 
     device: the device file (a name of `leanattn devices` or a .json path) whose timing keys the planner's cost model
-    reads; None: h100-sxm's on CUDA tensors (as the CLI's `cuda` commands), the built-in figures on the CPU. The SMs a
-    CUDA plan fills are always the GPU's own.
+    reads; None: h100-sxm's on CUDA tensors (as the CLI's `cuda` commands) and for strategy="auto", the built-in figures
+    otherwise on the CPU. The SMs a CUDA plan fills are always the GPU's own; a CPU plan with strategy="auto" is made
+    on the device file's SMs at its kernel model's CTAs per SM, where its candidates were weighed.
 
     lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
     "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without

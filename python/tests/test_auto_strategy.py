@@ -1,7 +1,5 @@
 """strategy="auto" through the C ABI on CPU tensors: the plan a kernel model predicts fastest, computing the same
 attention as the fixed strategies."""
-import json
-import pathlib
 
 import pytest
 import torch
@@ -82,20 +80,16 @@ def test_a_plan_and_a_report_of_auto_list_what_was_weighed():
     assert "auto" not in leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096)
 
 
-def test_a_report_for_a_capacity_weighs_what_decodeplan_weighs(tmp_path):
+def test_a_report_for_a_capacity_weighs_what_decodeplan_weighs():
     # Llama-3-8B's attention at 8 requests of 4096 tokens, as in the test below: the report for a cache of that capacity
-    # is the plan DecodePlan makes there, weighed alike. A device file of one CTA per SM, as the GPU kernel runs.
-    device = json.loads((pathlib.Path(__file__).resolve().parents[2] / "data" / "devices" / "h100-sxm.json").read_text())
-    device.update(name="h100-one-cta-per-sm", ctas_per_sm=1)
-    path = tmp_path / "h100-one-cta-per-sm.json"
-    path.write_text(json.dumps(device))
-    shape = dict(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto", device=str(path))
+    # is the plan DecodePlan makes there, weighed alike (both at the kernel model's one CTA per SM).
+    shape = dict(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto", device="h100-sxm")
     exact = leanattn.schedule(**shape)
     capacity = leanattn.schedule(**shape, plan_for="capacity")
     assert exact["auto"]["planned_for"] == "lengths" and capacity["auto"]["planned_for"] == "capacity"
     q = torch.empty(8, 1, 32, 128, dtype=torch.float16)
     k = torch.empty(8, 4096, 8, 128, dtype=torch.float16)
-    planned = leanattn.DecodePlan(q, k, k, device=str(path), lengths="device").to_dict()
+    planned = leanattn.DecodePlan(q, k, k, device="h100-sxm", lengths="device").to_dict()
     assert (capacity["strategy"], capacity["grid"]) == (planned["strategy"], planned["grid"])
     assert capacity["auto"] == planned["auto"]
     assert [c["predicted_us"] for c in capacity["auto"]["candidates"]] != [c["predicted_us"] for c in exact["auto"]["candidates"]]
@@ -107,32 +101,43 @@ def test_a_report_for_a_capacity_weighs_what_decodeplan_weighs(tmp_path):
         leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, plan_for="capacity")
 
 
-def test_a_plan_for_a_cache_is_weighed_at_ragged_live_lengths_too(tmp_path):
+@pytest.mark.parametrize("batch, capacity, kv_heads", [(8, 4096, 8), (1, 16384, 1), (3, 700, 2)])
+def test_a_cpu_plan_of_auto_is_the_plan_it_weighed(batch, capacity, kv_heads):
+    # No device named: the plan is weighed on h100-sxm at its kernel model's CTAs per SM and made there, CTA for CTA
+    # the plan the report for that capacity shows (not remade on the built-in figures' 2 CTAs per SM).
+    q = torch.empty(batch, 1, 8 * kv_heads, 128, dtype=torch.float16)
+    k = torch.empty(batch, capacity, kv_heads, 128, dtype=torch.float16)
+    unnamed = leanattn.DecodePlan(q, k, k, lengths="device").to_dict()
+    assert unnamed == leanattn.DecodePlan(q, k, k, lengths="device", device="h100-sxm").to_dict()
+    assert unnamed["device"]["ctas_per_sm"] == 1
+    report = leanattn.schedule(batch=batch, heads=8 * kv_heads, kv_heads=kv_heads, head_dim=128, ctx=capacity, strategy="auto", plan_for="capacity")
+    assert report["auto"] == unnamed["auto"]
+    assert report["ctas"] == unnamed["ctas"]
+
+
+def test_a_plan_for_a_cache_is_weighed_at_ragged_live_lengths_too():
     # Llama-3-8B's attention at 8 requests of 4096 tokens. For these very lengths (a report) auto plans no-split on 64 of
     # the 132 SMs, read with half the warps; a DecodePlan serves live lengths up to that capacity, where those CTAs
     # stream alone for the longest requests and stream-k's walk spreads the LeanTiles (on an H100 stream-k ran 12-16%
-    # ahead at ragged lengths), so it plans stream-k. A device file of one CTA per SM, as the GPU kernel runs.
-    device = json.loads((pathlib.Path(__file__).resolve().parents[2] / "data" / "devices" / "h100-sxm.json").read_text())
-    device.update(name="h100-one-cta-per-sm", ctas_per_sm=1)
-    path = tmp_path / "h100-one-cta-per-sm.json"
-    path.write_text(json.dumps(device))
-    reported = leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto", device=str(path))
+    # ahead at ragged lengths), so it plans stream-k.
+    reported = leanattn.schedule(batch=8, heads=32, kv_heads=8, head_dim=128, ctx=4096, strategy="auto", device="h100-sxm")
     assert (reported["strategy"], reported["grid"]) == ("no-split", 64)
     q = torch.empty(8, 1, 32, 128, dtype=torch.float16)
     k = torch.empty(8, 4096, 8, 128, dtype=torch.float16)
     for lengths in ("host", "device"):
-        assert leanattn.DecodePlan(q, k, k, device=str(path), lengths=lengths).to_dict()["strategy"] == "stream-k"
+        assert leanattn.DecodePlan(q, k, k, device="h100-sxm", lengths=lengths).to_dict()["strategy"] == "stream-k"
 
 
 def test_the_kind_of_step_auto_weighs_for_is_an_option_and_a_bad_one_is_refused():
     q = torch.empty(1, 1, 28, 128, dtype=torch.float16)
     k = torch.empty(1, 16384, 4, 128, dtype=torch.float16)
-    # (A DecodePlan on CPU tensors weighs its plans on the device file's CTAs per SM, a report on the kernel's: the two
-    # may choose differently, so each is checked on its own; tests/app/test_calibrate_cli.cpp checks which model each
-    # kind of step is weighed with.)
+    # (tests/app/test_calibrate_cli.cpp checks which model each kind of step is weighed with.)
     for lengths in ("host", "device"):
         plan = leanattn.DecodePlan(q, k, k, strategy="auto", device="h100-sxm", lengths=lengths).to_dict()
         assert plan["strategy"] in STRATEGIES and plan["grid"] >= 1
+        assert plan["auto"]["kernel"] == ("leanattn-h100-host" if lengths == "host" else "leanattn-h100")
+        for_capacity = leanattn.schedule(batch=1, heads=28, kv_heads=4, ctx=16384, strategy="auto", lengths=lengths, plan_for="capacity")
+        assert for_capacity["auto"] == plan["auto"]  # the same model, on the same CTAs per SM
         reported = leanattn.schedule(batch=1, heads=28, kv_heads=4, ctx=16384, strategy="auto", lengths=lengths)
         assert reported["strategy"] in STRATEGIES and reported["grid"] >= 1
         simulated = leanattn.simulate(batch=1, heads=28, kv_heads=4, ctx=16384, strategy="auto", lengths=lengths)
