@@ -19,7 +19,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out) {
     sim_options.kernel = options.kernel ? &*options.kernel : nullptr;
     const std::vector<sim::SimResult> results = sim::simulate_strategies(in.problem, in.device, in.plan, in.strategies, sim_options);
     const SimulationReport report{in.problem, in.device, std::string(dtype_name(options.dtype)), results,
-                                  in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr};
+                                  in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr, options.kernel ? options.kernel->name : "paper"};
     if (in.format == "json") out << simulation_to_json(report).dump(2) << "\n";
     else if (in.format == "svg") write_simulation_svg(out, report);
     else if (in.format == "html") write_simulation_html(out, report);
@@ -62,11 +62,11 @@ int simulate_main(const Args& args) {
     const std::string formats = "text|json|svg|html";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, true);
-    std::string dtype = "fp16", kernel = "paper", trace;
+    std::string dtype = "fp16", kernel, trace;
     desc.add_options()("dtype", po::value(&dtype)->default_value(dtype), "K/V element type: fp16|bf16|fp32")(
-        "kernel", po::value(&kernel)->default_value(kernel),
+        "kernel", po::value(&kernel),
         "the kernel model: paper (Algorithm 2 with the device file's costs), a name in data/kernels (leanattn-h100: leanattn's kernel, "
-        "fitted by `leanattn calibrate`), or a .json file")(
+        "fitted by `leanattn calibrate`), or a .json file; default paper, or with --strategy auto the model auto weighed the plans with")(
         "trace", po::value(&trace), "a per-CTA trace of `leanattn cuda bench --trace`: simulate its problem's plans and compare (text|json|svg)");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn simulate [problem flags] [--dtype fp16|bf16|fp32] [--format text|json|svg|html] [-o FILE]",
@@ -84,11 +84,15 @@ int simulate_main(const Args& args) {
     }
     if (!trace.empty()) {
         if (any_problem_flag(vm)) throw InputError("--trace", "names its own problem: leave out the problem flags");
-        return simulate_trace(trace, flags.device, kernel, flags.format, flags.output);
+        return simulate_trace(trace, flags.device, kernel.empty() ? "paper" : kernel, flags.format, flags.output);
     }
     options.input = resolve_problem(flags, vm, formats, true);
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
-    if (kernel != "paper") {
+    if (kernel.empty() && options.input.auto_choice) {
+        // The plan auto chose, played under the model it was weighed with: the makespan is the time auto predicted
+        // (for a capacity: its time at the capacity, one of the three it averaged).
+        options.kernel = options.input.auto_choice->kernel;
+    } else if (!kernel.empty() && kernel != "paper") {
         options.kernel = load_kernel(kernel, options.input.device);
         options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);  // the plans it runs, as reported
     }

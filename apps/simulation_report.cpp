@@ -32,7 +32,7 @@ std::string describe_setup(const Problem& p, const DeviceSpec& d, const std::str
 
 void write_simulation_text(std::ostream& out, const SimulationReport& report) {
     const double kv_mb = report.results.empty() ? 0.0 : report.results.front().kv_bytes / 1e6;
-    out << "simulated: " << describe_setup(report.problem, report.device, report.dtype) << "\n";
+    out << "simulated: " << describe_setup(report.problem, report.device, report.dtype) << ", kernel model " << report.kernel << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "K+V read: %.1f MB\n\n", kv_mb);
     out << line;
@@ -61,6 +61,7 @@ ordered_json simulation_to_json(const SimulationReport& report) {
     const DeviceSpec& d = report.device;
     ordered_json j;
     j["device"] = {{"name", d.name}, {"sms", d.sms}, {"ctas_per_sm", d.ctas_per_sm}};
+    j["kernel"] = report.kernel;
     j["problem"] = problem_to_json(p);
     j["dtype"] = report.dtype;
     ordered_json results = ordered_json::array();

@@ -18,6 +18,7 @@ struct SimulationReport {
     std::string dtype;
     const std::vector<sim::SimResult>& results;
     nlohmann::ordered_json auto_choice = nullptr;  // --strategy auto: auto_choice_json, the JSON's "auto" key; null: none
+    std::string kernel = "paper";                  // the kernel model the plans were played under (KernelModel::name)
 
     // fixed-split's makespan / this one's; 0 when fixed-split was not simulated.
     double speedup_vs_fixed_split(const sim::SimResult& r) const;
@@ -29,7 +30,7 @@ std::string describe_setup(const Problem& problem, const DeviceSpec& device, con
 
 void write_simulation_text(std::ostream& out, const SimulationReport& report);
 
-// { "device", "problem", "dtype", "results": [ { "strategy", "grid", "launches", "makespan_us", "occupancy",
+// { "device", "kernel", "problem", "dtype", "results": [ { "strategy", "grid", "launches", "makespan_us", "occupancy",
 //   "idle_sm_fraction", "splits", "waves", "waiting_fraction", "reduction_share", "kv_gb_per_s",
 //   "speedup_vs_fixed_split" } ] }
 nlohmann::ordered_json simulation_to_json(const SimulationReport& report);

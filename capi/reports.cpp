@@ -1,5 +1,6 @@
 // reports.cpp — `leanattn schedule` and `leanattn simulate` as JSON through the C ABI: the CLI's own
 // writers, so a Python dict holds exactly what the command line prints.
+#include <optional>
 #include <string>
 
 #include "auto_strategy.hpp"
@@ -33,19 +34,21 @@ sim::PlannedLengths to_planned_lengths(const char* plan_for, const leanattn_plan
     return value == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
 }
 
-// The plan options of a report, "auto" resolved as the command line does (the device then takes the kernel
-// model's CTAs per SM, on which the choice was weighed). Auto may choose the tiles' rows (8-row tiles for KV heads of
-// 9-16 rows, larger ones for more): `p` then takes them. `auto_choice` takes what auto weighed (app::auto_choice_json;
-// left null without auto).
-PlanOptions report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element,
-                        sim::PlannedLengths planned, nlohmann::ordered_json& auto_choice) {
+// A report's plan options, "auto" resolved as the command line does (the device then takes the kernel model's CTAs per
+// SM, on which the choice was weighed). Auto may choose the tiles' rows (8-row tiles for KV heads of 9-16 rows, larger
+// ones for more): `p` then takes them.
+struct ReportPlan {
+    PlanOptions options;
+    nlohmann::ordered_json auto_choice;  // what auto weighed (app::auto_choice_json); null without auto
+    std::optional<sim::KernelModel> kernel;  // the kernel model auto weighed with, which a simulation then plays; none without auto
+};
+ReportPlan report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element, sim::PlannedLengths planned) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
-    if (!capi::wants_auto(options)) return capi::to_plan_options(options);
+    if (!capi::wants_auto(options)) return {capi::to_plan_options(options), nullptr, std::nullopt};
     const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths, planned);
     device = sim::device_for_kernel(device, a.kernel);
     if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
-    auto_choice = app::auto_choice_json(a);
-    return a.choice.options;
+    return {a.choice.options, app::auto_choice_json(a), a.kernel};
 }
 
 leanattn_status schedule_report(const leanattn_problem* problem, const leanattn_plan_options* options, const char* plan_for, char** json) {
@@ -53,11 +56,10 @@ leanattn_status schedule_report(const leanattn_problem* problem, const leanattn_
         if (json == nullptr) throw InputError("json", "is NULL");
         Problem p = capi::to_problem(problem);
         DeviceSpec device = report_device(options);
-        nlohmann::ordered_json auto_choice;
-        const PlanOptions plan = report_plan(options, p, device, 2, to_planned_lengths(plan_for, options), auto_choice);
-        check_cost(schedule_report_cost(p, device, plan, ReportKind::json), app::resource_limits());
-        const Schedule s = make_schedule(p, device, plan);
-        *json = capi::c_string(app::schedule_json(s, tabulate(s), auto_choice));
+        const ReportPlan plan = report_plan(options, p, device, 2, to_planned_lengths(plan_for, options));
+        check_cost(schedule_report_cost(p, device, plan.options, ReportKind::json), app::resource_limits());
+        const Schedule s = make_schedule(p, device, plan.options);
+        *json = capi::c_string(app::schedule_json(s, tabulate(s), plan.auto_choice));
     });
 }
 
@@ -70,15 +72,16 @@ leanattn_status simulate_report(const leanattn_problem* problem, const leanattn_
         const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
         if (all) one.strategy = nullptr;
-        nlohmann::ordered_json auto_choice;
-        const PlanOptions plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), to_planned_lengths(plan_for, &one), auto_choice);
+        const ReportPlan plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), to_planned_lengths(plan_for, &one));
         const std::vector<Strategy> strategies =
-            all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.strategy};
-        check_cost(simulation_report_cost(p, device, plan, strategies, false), app::resource_limits());
+            all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.options.strategy};
+        check_cost(simulation_report_cost(p, device, plan.options, strategies, false), app::resource_limits());
         sim::SimOptions sim_options;
         sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
-        const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, plan, strategies, sim_options);
-        const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results, auto_choice};
+        sim_options.kernel = plan.kernel ? &*plan.kernel : nullptr;  // auto's plan played under the model it was weighed with
+        const std::vector<sim::SimResult> results = sim::simulate_strategies(p, device, plan.options, strategies, sim_options);
+        const app::SimulationReport report{p, device, std::string(dtype_name(capi::to_dtype(dtype))), results, plan.auto_choice,
+                                           plan.kernel ? plan.kernel->name : "paper"};
         *json = capi::c_string(app::simulation_to_json(report).dump(2));
     });
 }

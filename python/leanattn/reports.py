@@ -39,8 +39,9 @@ def schedule(*, batch=1, heads=32, kv_heads=None, head_dim=128, ctx=4096, q_len=
 
 def simulate(*, batch=1, heads=32, kv_heads=None, head_dim=128, ctx=4096, q_len=1, tile=0, tile_rows=0, strategy="all", splits=0, grid=0,
              device="h100-sxm", dtype="fp16", stream_k_rule=None, snap=0, lengths=None, plan_for="lengths"):
-    """Each strategy played out on a model of the device: {"device", "problem", "dtype", "results": [...]}.
-    lengths, plan_for: as schedule()'s."""
+    """Each strategy played out on a model of the device: {"device", "kernel", "problem", "dtype", "results": [...]}.
+    "kernel" names the kernel model that played the plans: the paper's, or with strategy="auto" the one auto weighed with
+    (so the result's makespan_us is the time auto predicted). lengths, plan_for: as schedule()'s."""
     if dtype not in _SIM_DTYPES:
         raise ValueError(f"dtype {dtype!r}: expected fp16, bf16 or fp32")
     problem, _keep = _problem(batch, heads, kv_heads, head_dim, ctx, q_len, tile, tile_rows)

@@ -142,6 +142,10 @@ def test_the_kind_of_step_auto_weighs_for_is_an_option_and_a_bad_one_is_refused(
         assert reported["strategy"] in STRATEGIES and reported["grid"] >= 1
         simulated = leanattn.simulate(batch=1, heads=28, kv_heads=4, ctx=16384, strategy="auto", lengths=lengths)
         assert [r["strategy"] for r in simulated["results"]] == [reported["strategy"]]
+        # played under the model auto weighed it with: the time auto predicted
+        assert simulated["kernel"] == simulated["auto"]["kernel"] == plan["auto"]["kernel"]
+        assert simulated["results"][0]["makespan_us"] == pytest.approx(simulated["auto"]["predicted_us"], rel=1e-9)
+    assert leanattn.simulate(batch=1, heads=28, kv_heads=4, ctx=16384)["kernel"] == "paper"
     with pytest.raises(ValueError, match="lengths"):
         leanattn.DecodePlan(q, k, k, strategy="auto", lengths="gpu")
     with pytest.raises(Exception, match="lengths"):

@@ -572,12 +572,21 @@ TEST_CASE("schedule and simulate --format json with --strategy auto list every p
         CHECK(chosen >= 1);
         CHECK(j.contains("ctas"));  // the plan follows, whole
     }
-    // Played under the kernel model auto weighed it with, the plan takes the time auto predicted.
-    const auto sim = run_leanattn("simulate --kernel leanattn-h100" + problem);
-    REQUIRE(sim.exit_code == 0);
-    const json s = json::parse(sim.out);
-    CHECK(s["auto"]["candidates"].size() >= 3);
-    CHECK(s["results"][0]["makespan_us"].get<double>() == Approx(s["auto"]["predicted_us"].get<double>()).epsilon(1e-9));
+    // Played under the kernel model auto weighed it with (simulate's default with auto, or named), the plan takes the time
+    // auto predicted, and the report names that model; under another model named, another time.
+    for (const std::string kernel : {"", " --kernel leanattn-h100"}) {
+        CAPTURE(kernel);
+        const auto sim = run_leanattn("simulate" + kernel + problem);
+        REQUIRE(sim.exit_code == 0);
+        const json s = json::parse(sim.out);
+        CHECK(s["auto"]["candidates"].size() >= 3);
+        CHECK(s["kernel"] == "leanattn-h100");
+        CHECK(s["results"][0]["makespan_us"].get<double>() == Approx(s["auto"]["predicted_us"].get<double>()).epsilon(1e-9));
+    }
+    const json paper = json::parse(run_leanattn("simulate --kernel paper" + problem).out);
+    CHECK(paper["kernel"] == "paper");
+    CHECK(paper["results"][0]["makespan_us"].get<double>() != Approx(paper["auto"]["predicted_us"].get<double>()).epsilon(1e-3));
+    CHECK_THAT(run_leanattn("simulate --model llama-3-8b --batch 8 --ctx 4096 --strategy no-split").out, Catch::Contains("kernel model paper"));
     // Without auto there is nothing weighed to list.
     CHECK_FALSE(json::parse(run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --format json").out).contains("auto"));
     CHECK_FALSE(json::parse(run_leanattn("simulate --model llama-3-8b --batch 8 --ctx 4096 --format json").out).contains("auto"));
