@@ -42,7 +42,8 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
     sim_options.bytes_per_element = dtype_bytes(options.dtype);
     sim_options.kernel = options.kernel ? &*options.kernel : nullptr;
     const std::vector<sim::SweepRow> rows = sim::sweep(in.problem, in.device, in.plan, in.strategies, options.vary, options.values, sim_options,
-                                                       [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+                                                       [&](std::size_t done, std::size_t total) { bar.update(done, total); },
+                                                       options.auto_kernel ? &*options.auto_kernel : nullptr);
     const SweepReport report{options.vary, in.device, std::string(dtype_name(options.dtype)), in.problem, rows};
     const std::string& format = options.input.format;
     if (format == "csv") write_sweep_csv(out, report);
@@ -55,8 +56,9 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
 int sweep_main(const Args& args) {
     ProblemFlags flags;
     flags.strategy = "all";
+    flags.auto_at_each_value = true;
     SweepOptions options;
-    std::string values, dtype = "fp16", kernel = "paper";
+    std::string values, dtype = "fp16", kernel;
     const std::string formats = "text|csv|json|svg";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, formats, true);
@@ -64,14 +66,16 @@ int sweep_main(const Args& args) {
         ("vary", po::value(&options.vary)->default_value(options.vary), "the dimension swept: ctx|heads|batch|ragged (ragged: mean/max context in %, Figure 10)")
         ("values", po::value(&values)->required(), "comma-separated values, k = 1024 and M = 1048576 allowed: 1k,4k,16k,64k")
         ("dtype", po::value(&dtype)->default_value(dtype), "K/V element type: fp16|bf16|fp32")
-        ("kernel", po::value(&kernel)->default_value(kernel), "the kernel model: paper, a name in data/kernels (leanattn-h100), or a .json file")
+        ("kernel", po::value(&kernel), "the kernel model: paper, a name in data/kernels (leanattn-h100), or a .json file; default paper, or with "
+                                       "--strategy auto the model auto weighs with")
         ("no-progress", "never draw the progress bar on stderr");
     po::variables_map vm;
     if (!parse_or_help(args, desc, vm, "leanattn sweep --vary ctx|heads|batch|ragged --values V1,V2,... [problem flags] [--format text|csv|json|svg] [-o FILE]",
                        "Simulates stream-k (LeanAttention), fixed-split (Flash-Decoding) and no-split (FlashAttention-2)\n"
                        "for each value of one problem dimension, and reports the makespans and LeanAttention's speedups\n"
                        "LA/FD = fixed-split / stream-k and LA/FA2 = no-split / stream-k. Other dimensions come from the\n"
-                       "problem flags; --ctx gives the longest context of a ragged sweep.\n\n"
+                       "problem flags; --ctx gives the longest context of a ragged sweep. --strategy auto adds, at each value,\n"
+                       "the plan auto chooses for that problem, all four played under the kernel model auto weighs with.\n\n"
                        "  leanattn sweep --device a100-80gb --batch 4 --heads 32 --head-dim 64 --vary ctx --values 1k,4k,16k,64k,256k   # Fig. 7a\n"
                        "  leanattn sweep --device h100-sxm --batch 6 --heads 48 --head-dim 64 --vary ctx --values 4k,8k,16k,32k,64k --format svg -o fig8.svg\n"
                        "  leanattn sweep --batch 16 --heads 32 --head-dim 128 --ctx 65536 --vary ragged --values 10,25,50,75,100  # Fig. 10")) {
@@ -81,10 +85,14 @@ int sweep_main(const Args& args) {
     options.values = parse_sweep_values(values);
     options.progress = vm.count("no-progress") == 0;
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
-    if (kernel != "paper") {
-        options.kernel = load_kernel(kernel, options.input.device);
-        options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);
+    if (options.input.auto_at_each_value) {
+        if (flags.plan_for != "lengths") throw InputError("--plan-for " + flags.plan_for, "sweep weighs auto at each value's own lengths");
+        options.auto_kernel = kernel_for_device(options.input.device);
+        if (!flags.ctas_per_sm.empty()) options.auto_kernel->ctas_per_sm = 0;  // weighed on the CTAs per SM given, as schedule's auto
+        if (kernel.empty()) options.kernel = options.auto_kernel;  // every plan played under the model auto weighs with
     }
+    if (!kernel.empty() && kernel != "paper") options.kernel = load_kernel(kernel, options.input.device);
+    if (options.kernel) options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);
     // Every row checked and costed before the first is simulated: rows run one after another, so their work
     // adds up while memory is that of the largest; the report keeps a few numbers per row.
     const ResolvedProblem& in = options.input;

@@ -21,6 +21,7 @@ struct SweepOptions {
     DType dtype = DType::fp16;
     bool progress = true;                // a progress bar on stderr once the sweep has run a second
     std::optional<sim::KernelModel> kernel;  // the kernel that runs the plans; none: the paper's, from the device file
+    std::optional<sim::KernelModel> auto_kernel;  // --strategy auto: the model auto weighs the plans of each value with
 };
 
 // "1k" = 1024, "1M" = 1048576; plain integers otherwise.

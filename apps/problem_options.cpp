@@ -130,7 +130,8 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
         r.format = f.format;
     }
     const bool automatic = f.strategy == "auto";
-    if (f.strategy == "all" && allow_all) {
+    r.auto_at_each_value = automatic && f.auto_at_each_value;
+    if ((f.strategy == "all" && allow_all) || r.auto_at_each_value) {
         r.strategies = {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split};
     } else if (automatic) {
         r.strategies = {Strategy::stream_k};  // replaced below, once the problem and the device are known
@@ -193,7 +194,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     r.device = load_device(f.device);
     if (!f.ctas_per_sm.empty()) r.device.ctas_per_sm = parse_positive("--ctas-per-sm", f.ctas_per_sm);
     check_device(r.device);
-    if (automatic) {
+    if (automatic && !r.auto_at_each_value) {
         // Weighed with the kernel's CTAs per SM, which the plan shown and run then takes, unless --ctas-per-sm fixes them.
         const bool fixed_ctas = !f.ctas_per_sm.empty();
         const sim::PlannedLengths planned = f.plan_for == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;

@@ -47,6 +47,9 @@ struct ProblemFlags {
     std::string max_work;   // empty: LEANATTN_MAX_WORK, else the default
     // Not a flag here: the kind of step the plan will run as (`cuda --lengths`), which --strategy auto weighs for.
     StepLengths step_lengths = StepLengths::device;
+    // Not a flag: `sweep` weighs --strategy auto at each of its values, beside the three strategies, so resolving
+    // the problem takes all three and chooses nothing (ResolvedProblem::auto_at_each_value says it was asked).
+    bool auto_at_each_value = false;
 };
 
 // Adds the flags to `desc`. `formats` lists the accepted --format values, e.g. "text|json|svg|html";
@@ -61,6 +64,7 @@ struct ResolvedProblem {
     std::string format;
     CostLimits limits;                // what this run may allocate and do; checked before anything is paid
     std::optional<AutoChoice> auto_choice;  // --strategy auto: what was chosen and why (describe_auto)
+    bool auto_at_each_value = false;        // --strategy auto where ProblemFlags::auto_at_each_value: left to the caller
 };
 
 // Turns flags into a checked problem, device, plan options and limits; throws InputError naming the flag.

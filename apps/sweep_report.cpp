@@ -29,6 +29,20 @@ std::string number(double v, const char* format) {
 // Empty when not simulated, so a CSV reader sees a missing value rather than a zero speedup.
 std::string speedup_cell(double v) { return v > 0.0 ? number(v, "%.4f") : std::string(); }
 
+// The plan auto chose at a value, in words: "stream-k, grid 132", "fixed-split, 4 splits", "no-split, 8-row tiles".
+std::string chosen_plan(const sim::SweepChoice& c) {
+    const sim::StrategyChoice& s = c.choice;
+    std::string text(strategy_name(s.options.strategy));
+    if (s.options.strategy == Strategy::stream_k) text += ", grid " + std::to_string(c.result.grid);
+    if (s.options.strategy == Strategy::fixed_split) text += ", " + std::to_string(s.splits) + (s.splits == 1 ? " split" : " splits");
+    if (s.tile_rows > 0) text += ", " + std::to_string(s.tile_rows) + "-row tiles";
+    return text;
+}
+
+bool any_choice(const SweepReport& report) {
+    return std::any_of(report.rows.begin(), report.rows.end(), [](const sim::SweepRow& r) { return r.chosen.has_value(); });
+}
+
 }  // namespace
 
 std::string sweep_axis_label(const std::string& vary) { return vary == "ragged" ? "mean/max ctx %" : vary; }
@@ -44,7 +58,9 @@ void write_sweep_text(std::ostream& out, const SweepReport& report) {
             out << line;
         }
     }
-    out << "      LA/FD     LA/FA2\n";
+    const bool chosen = any_choice(report);
+    if (chosen) out << "          auto_us";
+    out << "      LA/FD     LA/FA2" << (chosen ? "  auto's plan" : "") << "\n";
     for (const sim::SweepRow& row : report.rows) {
         std::snprintf(line, sizeof line, "%12lld", static_cast<long long>(row.value));
         out << line;
@@ -52,8 +68,11 @@ void write_sweep_text(std::ostream& out, const SweepReport& report) {
             std::snprintf(line, sizeof line, " %16.1f", r.makespan_ns / 1e3);
             out << line;
         }
+        if (chosen) out << (row.chosen ? number(row.chosen->result.makespan_ns / 1e3, " %16.1f") : std::string(17, ' '));
         const double fd = row.speedup_over(Strategy::fixed_split), fa2 = row.speedup_over(Strategy::no_split);
-        out << "  " << (fd > 0 ? number(fd, "%8.2fx") : "        -") << "  " << (fa2 > 0 ? number(fa2, "%8.2fx") : "        -") << "\n";
+        out << "  " << (fd > 0 ? number(fd, "%8.2fx") : "        -") << "  " << (fa2 > 0 ? number(fa2, "%8.2fx") : "        -");
+        if (row.chosen) out << "  " << chosen_plan(*row.chosen);
+        out << "\n";
     }
 }
 
@@ -65,7 +84,10 @@ void write_sweep_csv(std::ostream& out, const SweepReport& report) {
             if (r.strategy == Strategy::fixed_split) out << ",fixed_split_splits";
         }
     }
-    out << ",speedup_la_over_fd,speedup_la_over_fa2\n";
+    out << ",speedup_la_over_fd,speedup_la_over_fa2";
+    const bool chosen = any_choice(report);
+    if (chosen) out << ",auto_us,auto_strategy,auto_grid,auto_splits,auto_tile_rows";
+    out << "\n";
     for (const sim::SweepRow& row : report.rows) {
         const Problem& p = row.problem;
         out << report.vary << "," << row.value << "," << p.batch << "," << p.q_heads << "," << p.kv_heads << "," << mean_ctx(p) << "," << max_ctx(p);
@@ -73,7 +95,15 @@ void write_sweep_csv(std::ostream& out, const SweepReport& report) {
             out << "," << number(r.makespan_ns / 1e3, "%.3f") << "," << number(r.occupancy(), "%.4f");
             if (r.strategy == Strategy::fixed_split) out << "," << r.splits;
         }
-        out << "," << speedup_cell(row.speedup_over(Strategy::fixed_split)) << "," << speedup_cell(row.speedup_over(Strategy::no_split)) << "\n";
+        out << "," << speedup_cell(row.speedup_over(Strategy::fixed_split)) << "," << speedup_cell(row.speedup_over(Strategy::no_split));
+        if (chosen && row.chosen) {
+            const sim::StrategyChoice& c = row.chosen->choice;
+            out << "," << number(row.chosen->result.makespan_ns / 1e3, "%.3f") << "," << strategy_name(c.options.strategy) << "," << row.chosen->result.grid
+                << "," << c.splits << "," << c.tile_rows;
+        } else if (chosen) {
+            out << ",,,,,";
+        }
+        out << "\n";
     }
 }
 
@@ -98,6 +128,11 @@ ordered_json sweep_to_json(const SweepReport& report) {
         const double fd = row.speedup_over(Strategy::fixed_split), fa2 = row.speedup_over(Strategy::no_split);
         if (fd > 0.0) entry["speedup_la_over_fd"] = fd;
         if (fa2 > 0.0) entry["speedup_la_over_fa2"] = fa2;
+        if (row.chosen) {
+            const sim::StrategyChoice& c = row.chosen->choice;
+            entry["auto"] = {{"strategy", std::string(strategy_name(c.options.strategy))}, {"grid", row.chosen->result.grid}, {"splits", c.splits},
+                             {"tile_rows", c.tile_rows}, {"makespan_us", row.chosen->result.makespan_ns / 1e3}, {"predicted_us", c.predicted_us}};
+        }
         rows.push_back(std::move(entry));
     }
     j["rows"] = std::move(rows);

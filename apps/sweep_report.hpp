@@ -26,10 +26,12 @@ std::string sweep_axis_label(const std::string& vary);
 void write_sweep_text(std::ostream& out, const SweepReport& report);
 
 // Header: vary,value,batch,heads,kv_heads,ctx_mean,ctx_max, then per strategy <name>_us,<name>_occupancy
-// (+ fixed_split_splits), then speedup_la_over_fd,speedup_la_over_fa2 (empty when not simulated).
+// (+ fixed_split_splits), then speedup_la_over_fd,speedup_la_over_fa2 (empty when not simulated), and with auto
+// auto_us,auto_strategy,auto_grid,auto_splits,auto_tile_rows (its plan at that value; tile rows 0: the problem's).
 void write_sweep_csv(std::ostream& out, const SweepReport& report);
 
-// { "vary", "device", "dtype", "rows": [ { "value", "problem", "results": [ … ], "speedup_la_over_fd", "speedup_la_over_fa2" } ] }
+// { "vary", "device", "dtype", "rows": [ { "value", "problem", "results": [ … ], "speedup_la_over_fd", "speedup_la_over_fa2",
+//   "auto": { "strategy", "grid", "splits", "tile_rows", "makespan_us", "predicted_us" } (with auto) } ] }
 nlohmann::ordered_json sweep_to_json(const SweepReport& report);
 
 }  // namespace leanattn::app

@@ -53,12 +53,18 @@ Problem vary_problem(const Problem& base, const std::string& vary, std::int64_t 
 
 std::vector<SweepRow> sweep(const Problem& base, const DeviceSpec& device, const PlanOptions& plan, const std::vector<Strategy>& strategies,
                             const std::string& vary, const std::vector<std::int64_t>& values, const SimOptions& options,
-                            const std::function<void(std::size_t, std::size_t)>& on_row) {
+                            const std::function<void(std::size_t, std::size_t)>& on_row, const KernelModel* auto_kernel) {
     std::vector<SweepRow> rows;
     rows.reserve(values.size());
     for (std::int64_t value : values) {
         const Problem p = vary_problem(base, vary, value);
-        rows.push_back({value, p, simulate_strategies(p, device, plan, strategies, options)});
+        rows.push_back({value, p, simulate_strategies(p, device, plan, strategies, options), std::nullopt});
+        if (auto_kernel != nullptr) {
+            StrategyChoice choice = choose_strategy(p, device, *auto_kernel, options.bytes_per_element, plan);
+            const SimResult result = simulate(choice.plan, options);
+            choice.plan = Schedule{};  // a row keeps numbers, not plans
+            rows.back().chosen = SweepChoice{std::move(choice), result};
+        }
         if (on_row) on_row(rows.size(), values.size());
     }
     return rows;

@@ -610,6 +610,42 @@ TEST_CASE("auto weighs host-lengths steps with the device's host-lengths kernel 
     CHECK(host.kernel.name == "leanattn-h100-host");
 }
 
+TEST_CASE("sweep --strategy auto chooses at each value, beside the three strategies, all under the model auto weighs with") {
+    const std::string problem = " --heads 8 --kv-heads 1 --vary ctx --values 1k,16k,64k --no-progress";
+    const auto r = run_leanattn("sweep --strategy auto --format json" + problem);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());  // nothing chosen once for the base problem
+    const json j = json::parse(r.out);
+    REQUIRE(j["rows"].size() == 3);
+    std::set<std::string> plans;
+    for (const json& row : j["rows"]) {
+        CAPTURE(row["value"]);
+        REQUIRE(row["results"].size() == 3);  // the three strategies, as with --strategy all
+        const json& a = row["auto"];
+        // Played under the model it was weighed with, the chosen plan takes the time auto predicted, and it is the plan
+        // `simulate --strategy auto` chooses at that value.
+        CHECK(a["makespan_us"].get<double>() == Approx(a["predicted_us"].get<double>()).epsilon(1e-9));
+        const json s = json::parse(run_leanattn("simulate --strategy auto --format json --heads 8 --kv-heads 1 --ctx " + std::to_string(row["value"].get<int>())).out);
+        CHECK(a["strategy"] == s["results"][0]["strategy"]);
+        CHECK(a["grid"] == s["results"][0]["grid"]);
+        CHECK(a["predicted_us"].get<double>() == Approx(s["auto"]["predicted_us"].get<double>()).epsilon(1e-12));
+        plans.insert(a["strategy"].get<std::string>() + "/" + std::to_string(a["grid"].get<int>()));
+        // The three strategies under the same model: auto's plan is no slower than the best of them by more than its margins.
+        double best = 1e300;
+        for (const json& res : row["results"]) best = std::min(best, res["makespan_us"].get<double>());
+        CHECK(a["makespan_us"].get<double>() <= best / (1.0 - leanattn::sim::fixed_split_margin) + 1e-9);
+    }
+    CHECK(plans.size() >= 2);  // the choice moves with the context: one choice for the base problem would not
+    const auto csv = run_leanattn("sweep --strategy auto --format csv" + problem);
+    CHECK_THAT(csv.out, Catch::Contains(",auto_us,auto_strategy,auto_grid,auto_splits,auto_tile_rows\n"));
+    CHECK_THAT(run_leanattn("sweep --strategy auto" + problem).out, Catch::Contains("auto's plan"));
+    CHECK_FALSE(json::parse(run_leanattn("sweep --format json" + problem).out)["rows"][0].contains("auto"));
+    const auto capacity = run_leanattn("sweep --strategy auto --plan-for capacity" + problem);
+    CHECK(capacity.exit_code == 2);
+    CHECK_THAT(capacity.err, Catch::Contains("--plan-for capacity"));
+}
+
+#ifdef LEANATTN_WITH_CUDA  // the command line has `cuda` only where the CUDA code was built
 TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest goes on, and the exit is 2") {
     // Lines the flags refuse before any GPU is looked for, so the answer is the same with a GPU or without.
     const TempFile shapes("bench-shapes.txt",
@@ -639,6 +675,7 @@ TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest 
     CHECK(c.exit_code == 2);
     CHECK_THAT(c.err, Catch::Contains("holds no measured problem"));
 }
+#endif
 
 TEST_CASE("kernel files: kernel_to_json reads back to the same model, and duplicate, missing and unknown keys are refused") {
     const std::string good = kernel_text();
