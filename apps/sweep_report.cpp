@@ -29,7 +29,12 @@ std::string number(double v, const char* format) {
 // Empty when not simulated, so a CSV reader sees a missing value rather than a zero speedup.
 std::string speedup_cell(double v) { return v > 0.0 ? number(v, "%.4f") : std::string(); }
 
-// The plan auto chose at a value, in words: "stream-k, grid 132", "fixed-split, 4 splits", "no-split, 8-row tiles".
+bool any_choice(const SweepReport& report) {
+    return std::any_of(report.rows.begin(), report.rows.end(), [](const sim::SweepRow& r) { return r.chosen.has_value(); });
+}
+
+}  // namespace
+
 std::string chosen_plan(const sim::SweepChoice& c) {
     const sim::StrategyChoice& s = c.choice;
     std::string text(strategy_name(s.options.strategy));
@@ -38,12 +43,6 @@ std::string chosen_plan(const sim::SweepChoice& c) {
     if (s.tile_rows > 0) text += ", " + std::to_string(s.tile_rows) + "-row tiles";
     return text;
 }
-
-bool any_choice(const SweepReport& report) {
-    return std::any_of(report.rows.begin(), report.rows.end(), [](const sim::SweepRow& r) { return r.chosen.has_value(); });
-}
-
-}  // namespace
 
 std::string sweep_axis_label(const std::string& vary) { return vary == "ragged" ? "mean/max ctx %" : vary; }
 

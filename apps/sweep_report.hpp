@@ -20,6 +20,9 @@ struct SweepReport {
     const std::vector<sim::SweepRow>& rows;
 };
 
+// The plan auto chose at a value, in words: "stream-k, grid 132", "fixed-split, 4 splits", "no-split, 8-row tiles".
+std::string chosen_plan(const sim::SweepChoice& c);
+
 // "ctx", "heads", "batch" or "mean/max ctx %": what the x values are.
 std::string sweep_axis_label(const std::string& vary);
 

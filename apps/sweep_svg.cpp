@@ -8,6 +8,7 @@
 
 #include "plot_axis.hpp"
 #include "simulation_report.hpp"
+#include "sweep_report.hpp"
 #include "svg.hpp"
 
 namespace leanattn::app {
@@ -48,27 +49,51 @@ private:
 // differ in color, dash and marker at once, and the later one is drawn thinner and on top with hollow
 // markers: where they meet, the first still shows through the second's gaps and inside its markers. The
 // colors are not request colors (svg.hpp): there are no requests here.
-enum class Marker { disc, square };
+// With --strategy auto a third curve, auto's plan over stream-k's, thinner still with hollow diamonds; each of its
+// markers names the plan in its tooltip.
+enum class Marker { disc, square, diamond };
 struct Series {
-    Strategy baseline;
+    std::string name;                // the curve's data-baseline: the strategy divided by stream-k, or "auto"
     std::string label, color, dash;  // dash: the stroke-dasharray, "none" for solid
     double width;
     Marker marker;
+    double (*value)(const sim::SweepRow&);  // its y at a row; 0: none there
 };
 
 const std::vector<Series>& all_series() {
-    static const std::vector<Series> series = {{Strategy::fixed_split, "LA / FD (fixed-split)", "#1f1f1f", "none", 3.0, Marker::disc},
-                                               {Strategy::no_split, "LA / FA2 (no-split)", "#d55e00", "7,4", 1.6, Marker::square}};
+    static const std::vector<Series> series = {
+        {"fixed-split", "LA / FD (fixed-split)", "#1f1f1f", "none", 3.0, Marker::disc, [](const sim::SweepRow& r) { return r.speedup_over(Strategy::fixed_split); }},
+        {"no-split", "LA / FA2 (no-split)", "#d55e00", "7,4", 1.6, Marker::square, [](const sim::SweepRow& r) { return r.speedup_over(Strategy::no_split); }},
+        {"auto", "LA / auto's plan", "#0072b2", "2,3", 1.2, Marker::diamond, [](const sim::SweepRow& r) { return r.speedup_over_chosen(); }}};
     return series;
 }
 
-// A disc, or a hollow square (the disc of a coinciding curve shows inside it); `tip` becomes its tooltip.
+// The series with a point somewhere in the sweep (auto's only where it was asked for).
+std::vector<Series> drawn_series(const std::vector<sim::SweepRow>& rows) {
+    std::vector<Series> drawn;
+    for (const Series& s : all_series()) {
+        if (s.name != "auto" || std::any_of(rows.begin(), rows.end(), [&](const sim::SweepRow& r) { return s.value(r) > 0.0; })) drawn.push_back(s);
+    }
+    return drawn;
+}
+
+// A disc, a hollow square or a hollow diamond (the disc of a coinciding curve shows inside either); `tip` becomes its
+// tooltip.
 std::string marker(const Series& s, double x, double y, const std::string& tip) {
-    const bool disc = s.marker == Marker::disc;
-    const std::string shape = disc ? "<circle class=\"marker\" cx=\"" + SvgWriter::num(x) + "\" cy=\"" + SvgWriter::num(y) + "\" r=\"3.5\" fill=\"" + s.color + "\""
-                                   : "<rect class=\"marker\" x=\"" + SvgWriter::num(x - 5.5) + "\" y=\"" + SvgWriter::num(y - 5.5) +
-                                         "\" width=\"11\" height=\"11\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.6\"";
-    return shape + (tip.empty() ? "/>" : "><title>" + xml_escape(tip) + "</title></" + (disc ? "circle>" : "rect>"));
+    std::string shape, tag;
+    if (s.marker == Marker::disc) {
+        tag = "circle";
+        shape = "<circle class=\"marker\" cx=\"" + SvgWriter::num(x) + "\" cy=\"" + SvgWriter::num(y) + "\" r=\"3.5\" fill=\"" + s.color + "\"";
+    } else if (s.marker == Marker::square) {
+        tag = "rect";
+        shape = "<rect class=\"marker\" x=\"" + SvgWriter::num(x - 5.5) + "\" y=\"" + SvgWriter::num(y - 5.5) + "\" width=\"11\" height=\"11\" fill=\"none\" stroke=\"" +
+                s.color + "\" stroke-width=\"1.6\"";
+    } else {
+        tag = "path";
+        shape = "<path class=\"marker\" d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y - 8) + "l8 8l-8 8l-8 -8z\" fill=\"none\" stroke=\"" + s.color +
+                "\" stroke-width=\"1.2\"";
+    }
+    return shape + (tip.empty() ? "/>" : "><title>" + xml_escape(tip) + "</title></" + tag + ">");
 }
 
 std::string path_style(const Series& s) {
@@ -79,16 +104,16 @@ void draw_curve(SvgWriter& svg, const Axes& axes, const std::vector<sim::SweepRo
     std::ostringstream points;
     std::string markers;
     for (const sim::SweepRow& row : rows) {
-        const double v = row.speedup_over(s.baseline);
+        const double v = s.value(row);
         if (v <= 0.0) continue;
         const double x = axes.x(static_cast<double>(row.value)), y = axes.y(v);
         points << SvgWriter::num(x) << "," << SvgWriter::num(y) << " ";
         char tip[96];
         std::snprintf(tip, sizeof tip, "%s at %lld: %.2fx", s.label.c_str(), static_cast<long long>(row.value), v);
-        markers += marker(s, x, y, tip) + "\n";
+        markers += marker(s, x, y, std::string(tip) + (s.name == "auto" && row.chosen ? " (" + chosen_plan(*row.chosen) + ")" : "")) + "\n";
     }
     if (markers.empty()) return;
-    svg.raw("<polyline class=\"curve\" data-baseline=\"" + std::string(strategy_name(s.baseline)) + "\" " + path_style(s) + " points=\"" + points.str() + "\"/>");
+    svg.raw("<polyline class=\"curve\" data-baseline=\"" + s.name + "\" " + path_style(s) + " points=\"" + points.str() + "\"/>");
     svg.raw(markers);
 }
 
@@ -105,13 +130,19 @@ std::size_t coinciding(const std::vector<sim::SweepRow>& rows) {
 void draw_legend(SvgWriter& svg, const std::vector<sim::SweepRow>& rows) {
     const double x = width - right + 14;
     double y = top + 12;
-    for (const Series& s : all_series()) {
+    const std::vector<Series> drawn = drawn_series(rows);
+    for (const Series& s : drawn) {
         svg.raw("<path class=\"legend-curve\" d=\"M" + SvgWriter::num(x) + " " + SvgWriter::num(y) + "h30\" " + path_style(s) + "/>");
         svg.raw(marker(s, x + 15, y, {}));
         svg.text(x + 36, y + 4, s.label, 12);
         y += 22;
     }
     svg.text(x, y + 6, "above 1x: stream-k faster", 11, "start", "fill=\"#555\"");
+    if (drawn.size() > 2) {  // auto's curve: where it dips, auto chose another plan (its tooltips name it)
+        svg.text(x, y + 20, "below 1x on auto's: the plan", 11, "start", "fill=\"#555\" class=\"legend-auto\"");
+        svg.text(x, y + 34, "it chose there is faster", 11, "start", "fill=\"#555\"");
+        y += 28;
+    }
     if (const std::size_t n = coinciding(rows); n > 0) {
         svg.text(x, y + 24, "the curves coincide at " + std::to_string(n) + " of", 11, "start", "fill=\"#555\" class=\"legend-coincide\"");
         svg.text(x, y + 38, std::to_string(rows.size()) + " values (drawn one over", 11, "start", "fill=\"#555\"");
@@ -124,8 +155,8 @@ void draw_legend(SvgWriter& svg, const std::vector<sim::SweepRow>& rows) {
 void write_sweep_svg(std::ostream& out, const SweepReport& report) {
     double y_lo = 1.0, y_hi = 1.0;
     for (const sim::SweepRow& row : report.rows) {
-        for (Strategy s : {Strategy::fixed_split, Strategy::no_split}) {
-            const double v = row.speedup_over(s);
+        for (const Series& s : all_series()) {
+            const double v = s.value(row);
             if (v > 0.0) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
         }
     }
@@ -152,7 +183,7 @@ void write_sweep_svg(std::ostream& out, const SweepReport& report) {
     svg.text(left + (width - left - right) / 2, height - 22, sweep_axis_label(report.vary) + (axes.log() ? " (log scale)" : ""), 13, "middle");
     svg.text(18, top + (height - top - bottom) / 2, "speedup of stream-k (x)", 13, "middle",
              "transform=\"rotate(-90 18 " + SvgWriter::num(top + (height - top - bottom) / 2) + ")\"");
-    for (const Series& s : all_series()) draw_curve(svg, axes, report.rows, s);  // in order: later ones thinner, on top
+    for (const Series& s : drawn_series(report.rows)) draw_curve(svg, axes, report.rows, s);  // in order: later ones thinner, on top
     draw_legend(svg, report.rows);
     svg.write(out);
 }

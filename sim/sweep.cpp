@@ -19,6 +19,11 @@ double SweepRow::speedup_over(Strategy baseline) const {
     return lean && other ? other->makespan_ns / lean->makespan_ns : 0.0;
 }
 
+double SweepRow::speedup_over_chosen() const {
+    const SimResult* lean = find(Strategy::stream_k);
+    return lean && chosen ? chosen->result.makespan_ns / lean->makespan_ns : 0.0;
+}
+
 Problem vary_problem(const Problem& base, const std::string& vary, std::int64_t value) {
     Problem p = base;
     const std::string what = "--vary " + vary + " value " + std::to_string(value);

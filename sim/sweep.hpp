@@ -28,6 +28,8 @@ struct SweepRow {
     const SimResult* find(Strategy s) const;
     // baseline makespan / stream-k makespan; 0 when either was not simulated.
     double speedup_over(Strategy baseline) const;
+    // auto's plan's makespan / stream-k's; 0 without either.
+    double speedup_over_chosen() const;
 };
 
 // The base problem with dimension `vary` (ctx | heads | batch | ragged) set to `value`. ragged: request 0

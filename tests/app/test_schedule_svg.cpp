@@ -431,4 +431,23 @@ TEST_CASE("sweep curves that coincide are both drawn, each with its own dash, co
     const auto apart = run_leanattn("sweep --model llama-3-8b --vary ctx --values 1k,64k --no-progress --format svg");
     CHECK(elements(apart.out, "curve").size() == 2);
     CHECK(count(apart.out, "class=\"legend-coincide\"") == 0);
+    CHECK(count(apart.out, "class=\"legend-auto\"") == 0);
+}
+
+TEST_CASE("sweep --strategy auto draws auto's plan over stream-k's as a third curve, each marker naming the plan") {
+    const auto r = run_leanattn("sweep --strategy auto --heads 32 --kv-heads 8 --vary ctx --values 1k,4k,64k --no-progress --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const auto curves = elements(r.out, "curve");
+    REQUIRE(curves.size() == 3);
+    CHECK(curves[2].attr("data-baseline") == "auto");
+    CHECK(curves[2].num("stroke-width") < curves[1].num("stroke-width"));  // thinnest, drawn last: the others show through
+    const auto markers = elements(r.out, "marker");
+    REQUIRE(markers.size() == 3 * 3 + 3);  // every value on the three curves, and one in each legend entry
+    CHECK(markers[6].tag.rfind("<path", 0) == 0);
+    CHECK(markers[6].attr("fill") == "none");
+    // Each tooltip names the plan: "LA / auto's plan at 4096: 0.90x (stream-k, grid 64)".
+    CHECK(count(r.out, "<title>LA / auto's plan at ") == 3);
+    CHECK(count(r.out, "x (stream-k, grid ") + count(r.out, "x (fixed-split, ") + count(r.out, "x (no-split") == 3);
+    CHECK(count(r.out, "class=\"legend-auto\"") == 1);
 }
