@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "auto_choice_html.hpp"
 #include "schedule_svg.hpp"
 #include "schedule_text.hpp"
 #include "svg.hpp"
@@ -75,7 +76,7 @@ void write_outputs(std::ostream& out, const Schedule& s, const ScheduleTable& t)
 
 }  // namespace
 
-void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTable& t, const nlohmann::ordered_json& auto_choice) {
     std::ostringstream text;
     write_schedule_text(text, s, t);
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>leanattn schedule: " << xml_escape(schedule_headline(s))
@@ -86,6 +87,7 @@ void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTab
     out << "</div>\n";
     write_marks(out, s);
     out << "<h2>Plan</h2>\n<pre>" << xml_escape(text.str()) << "</pre>\n";
+    out << auto_choice_html(auto_choice, std::string(strategy_name(s.strategy)), s.grid);
     write_outputs(out, s, t);
     out << "<p class=\"sub\">Made by <code>leanattn schedule --format html</code>.</p>\n</body></html>\n";
 }

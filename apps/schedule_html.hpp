@@ -3,6 +3,7 @@
 // table of outputs with their host and contributors (capped for big problems: --format json has them all).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "core/schedule.hpp"
@@ -10,6 +11,7 @@
 
 namespace leanattn::app {
 
-void write_schedule_html(std::ostream& out, const Schedule& schedule, const ScheduleTable& table);
+// `auto_choice`: with --strategy auto, what it weighed (auto_choice_json), shown after the plan; null: nothing.
+void write_schedule_html(std::ostream& out, const Schedule& schedule, const ScheduleTable& table, const nlohmann::ordered_json& auto_choice = nullptr);
 
 }  // namespace leanattn::app

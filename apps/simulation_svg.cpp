@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "auto_choice_html.hpp"
 #include "plot_axis.hpp"
 #include "schedule_svg.hpp"
 #include "svg.hpp"
@@ -236,9 +237,13 @@ void write_simulation_html(std::ostream& out, const SimulationReport& report) {
     write_simulation_svg(picture, report);
     out << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>leanattn simulate: "
         << xml_escape(describe_setup(report.problem, report.device, report.dtype)) << "</title>\n"
-        << "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;} pre{background:#f6f6f6;padding:12px;}</style></head>\n"
+        << "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;} pre{background:#f6f6f6;padding:12px;}"
+           "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 10px;text-align:right}"
+           "th{background:#f2f2f2}td.l,th.l{text-align:left}</style></head>\n"
         << "<body>\n<h2>leanattn simulate</h2>\n<pre>" << xml_escape(table.str()) << "</pre>\n"
-        << picture.str() << "</body></html>\n";
+        << picture.str();
+    if (!report.results.empty()) out << auto_choice_html(report.auto_choice, std::string(strategy_name(report.results.front().strategy)), report.results.front().grid);
+    out << "</body></html>\n";
 }
 
 }  // namespace leanattn::app

@@ -583,6 +583,16 @@ TEST_CASE("schedule and simulate --format json with --strategy auto list every p
         CHECK(s["kernel"] == "leanattn-h100");
         CHECK(s["results"][0]["makespan_us"].get<double>() == Approx(s["auto"]["predicted_us"].get<double>()).epsilon(1e-9));
     }
+    // The HTML pages show what was weighed, the chosen plan marked once; without auto, no such section.
+    for (const std::string command : {"schedule", "simulate"}) {
+        CAPTURE(command);
+        const std::string html = run_leanattn(command + " --strategy auto --model llama-3-8b --batch 8 --ctx 4096 --format html").out;
+        CHECK_THAT(html, Catch::Contains("Why this plan") && Catch::Contains("leanattn-h100"));
+        std::size_t chosen = 0;
+        for (std::size_t at = html.find("class=\"chosen\""); at != std::string::npos; at = html.find("class=\"chosen\"", at + 1)) ++chosen;
+        CHECK(chosen == 1);
+        CHECK_THAT(run_leanattn(command + " --model llama-3-8b --batch 8 --ctx 4096 --format html").out, !Catch::Contains("Why this plan"));
+    }
     const json paper = json::parse(run_leanattn("simulate --kernel paper" + problem).out);
     CHECK(paper["kernel"] == "paper");
     CHECK(paper["results"][0]["makespan_us"].get<double>() != Approx(paper["auto"]["predicted_us"].get<double>()).epsilon(1e-3));
