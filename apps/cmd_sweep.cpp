@@ -44,7 +44,7 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
     const std::vector<sim::SweepRow> rows = sim::sweep(in.problem, in.device, in.plan, in.strategies, options.vary, options.values, sim_options,
                                                        [&](std::size_t done, std::size_t total) { bar.update(done, total); },
                                                        options.auto_kernel ? &*options.auto_kernel : nullptr);
-    const SweepReport report{options.vary, in.device, std::string(dtype_name(options.dtype)), in.problem, rows};
+    const SweepReport report{options.vary, in.device, std::string(dtype_name(options.dtype)), in.problem, rows, options.kernel ? options.kernel->name : "paper"};
     const std::string& format = options.input.format;
     if (format == "csv") write_sweep_csv(out, report);
     else if (format == "json") out << sweep_to_json(report).dump(2) << "\n";

@@ -47,7 +47,8 @@ std::string chosen_plan(const sim::SweepChoice& c) {
 std::string sweep_axis_label(const std::string& vary) { return vary == "ragged" ? "mean/max ctx %" : vary; }
 
 void write_sweep_text(std::ostream& out, const SweepReport& report) {
-    out << "sweep of " << sweep_axis_label(report.vary) << ": " << describe_setup(report.base, report.device, report.dtype, report.vary) << "\n\n";
+    out << "sweep of " << sweep_axis_label(report.vary) << ": " << describe_setup(report.base, report.device, report.dtype, report.vary)
+        << ", kernel model " << report.kernel << "\n\n";
     char line[256];
     std::snprintf(line, sizeof line, "%12s", sweep_axis_label(report.vary).c_str());
     out << line;
@@ -110,6 +111,7 @@ ordered_json sweep_to_json(const SweepReport& report) {
     ordered_json j;
     j["vary"] = report.vary;
     j["device"] = {{"name", report.device.name}, {"sms", report.device.sms}, {"ctas_per_sm", report.device.ctas_per_sm}};
+    j["kernel"] = report.kernel;
     j["dtype"] = report.dtype;
     ordered_json rows = ordered_json::array();
     for (const sim::SweepRow& row : report.rows) {

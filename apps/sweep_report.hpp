@@ -18,6 +18,7 @@ struct SweepReport {
     std::string dtype;
     const Problem& base;
     const std::vector<sim::SweepRow>& rows;
+    std::string kernel = "paper";  // the kernel model the plans were played under (KernelModel::name)
 };
 
 // The plan auto chose at a value, in words: "stream-k, grid 132", "fixed-split, 4 splits", "no-split, 8-row tiles".
@@ -33,7 +34,7 @@ void write_sweep_text(std::ostream& out, const SweepReport& report);
 // auto_us,auto_strategy,auto_grid,auto_splits,auto_tile_rows (its plan at that value; tile rows 0: the problem's).
 void write_sweep_csv(std::ostream& out, const SweepReport& report);
 
-// { "vary", "device", "dtype", "rows": [ { "value", "problem", "results": [ … ], "speedup_la_over_fd", "speedup_la_over_fa2",
+// { "vary", "device", "kernel", "dtype", "rows": [ { "value", "problem", "results": [ … ], "speedup_la_over_fd", "speedup_la_over_fa2",
 //   "auto": { "strategy", "grid", "splits", "tile_rows", "makespan_us", "predicted_us" } (with auto) } ] }
 nlohmann::ordered_json sweep_to_json(const SweepReport& report);
 

@@ -166,7 +166,7 @@ void write_sweep_svg(std::ostream& out, const SweepReport& report) {
     SvgWriter svg(width, height);
     svg.text(left, 24, "Simulated speedup of stream-k (LeanAttention) vs the baselines, varying " + sweep_axis_label(report.vary), 15, "start",
              "font-weight=\"bold\"");
-    svg.text(left, 44, describe_setup(report.base, report.device, report.dtype, report.vary), 11, "start", "fill=\"#555\"");
+    svg.text(left, 44, describe_setup(report.base, report.device, report.dtype, report.vary) + ", kernel model " + report.kernel, 11, "start", "fill=\"#555\"");
     for (double tick : nice_ticks(y_lo, y_hi, 6)) {
         svg.line(left, axes.y(tick), width - right, axes.y(tick), "#e6e6e6", 1.0);
         svg.text(left - 8, axes.y(tick) + 4, SvgWriter::num(tick) + "x", 11, "end");

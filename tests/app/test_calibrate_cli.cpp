@@ -627,6 +627,7 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     CHECK(r.err.empty());  // nothing chosen once for the base problem
     const json j = json::parse(r.out);
     REQUIRE(j["rows"].size() == 3);
+    CHECK(j["kernel"] == "leanattn-h100");
     std::set<std::string> plans;
     for (const json& row : j["rows"]) {
         CAPTURE(row["value"]);
@@ -649,7 +650,9 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     const auto csv = run_leanattn("sweep --strategy auto --format csv" + problem);
     CHECK_THAT(csv.out, Catch::Contains(",auto_us,auto_strategy,auto_grid,auto_splits,auto_tile_rows\n"));
     CHECK_THAT(run_leanattn("sweep --strategy auto" + problem).out, Catch::Contains("auto's plan"));
-    CHECK_FALSE(json::parse(run_leanattn("sweep --format json" + problem).out)["rows"][0].contains("auto"));
+    const json plain = json::parse(run_leanattn("sweep --format json" + problem).out);
+    CHECK_FALSE(plain["rows"][0].contains("auto"));
+    CHECK(plain["kernel"] == "paper");
     const auto capacity = run_leanattn("sweep --strategy auto --plan-for capacity" + problem);
     CHECK(capacity.exit_code == 2);
     CHECK_THAT(capacity.err, Catch::Contains("--plan-for capacity"));
