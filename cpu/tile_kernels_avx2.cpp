@@ -6,6 +6,7 @@
 #include "tile_kernels.hpp"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <algorithm>
@@ -170,7 +171,11 @@ void accumulate_simd(const void* v, std::int64_t len, std::int64_t d, std::int64
 
 bool available() {
     __builtin_cpu_init();  // callers may run during static initialisation (tile_kernels.cpp)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    // F16C from CPUID leaf 1 (ECX bit 29): clang (14) has no "f16c" for __builtin_cpu_supports. AVX2's check covers the
+    // OS saving the YMM state, which F16C's VEX instructions need too.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
 }
 
 void scores(DType dtype, const void* k, std::int64_t len, std::int64_t d, std::int64_t kv_stride, const float* q, std::int64_t rows, float* s,
