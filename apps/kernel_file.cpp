@@ -76,7 +76,8 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     k.compute_overlaps_loads = boolean(j, "compute_overlaps_loads", source);
     const json& by_path = key(j, "cta_ns_per_kb_by_path", source);
     if (!by_path.is_object()) source.refuse("\"cta_ns_per_kb_by_path\" must be an object (path: ns per KiB)");
-    for (const auto& [path, _] : by_path.items()) {
+    for (const auto& item : by_path.items()) {
+        const std::string& path = item.key();  // not a structured binding: clang before 16 cannot capture one in a lambda
         if (std::find_if(std::begin(sim::kernel_path_names), std::end(sim::kernel_path_names), [&](const char* n) { return path == n; }) == std::end(sim::kernel_path_names)) {
             source.refuse("\"cta_ns_per_kb_by_path\" has no path \"" + path + "\" (paths: d64, d64_1row, d96, d128, d128_1row, d256, d256_1row)");
         }

@@ -8,7 +8,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; echo "check_install: failed: $*" >&2; exit 1; }; }
 quiet cmake --install "$build" --prefix "$work/prefix"
-quiet cmake -S "$root/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix"
+# The consumer builds with the compilers the package was built with: an OpenMP library built by clang calls LLVM's
+# runtime (__kmpc_*), which GCC's libgomp, what find_package(OpenMP) gives a GCC consumer, does not provide.
+compilers=()
+for lang in C CXX; do
+  compiler=$(sed -n "s/^CMAKE_${lang}_COMPILER:[A-Z]*=//p" "$build/CMakeCache.txt")
+  [ -n "$compiler" ] && compilers+=("-DCMAKE_${lang}_COMPILER=$compiler")
+done
+quiet cmake -S "$root/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${compilers[@]}"
 quiet cmake --build "$work/consumer"
 "$work/consumer/decode_cpp"
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/decode_c"
