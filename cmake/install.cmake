@@ -8,6 +8,7 @@ include(CMakePackageConfigHelpers)
 # leanattn::leanattn: the whole C++ API in one name.
 add_library(leanattn_all INTERFACE)
 set_target_properties(leanattn_all PROPERTIES EXPORT_NAME leanattn)
+add_library(leanattn::leanattn ALIAS leanattn_all)  # the same name where a project adds this tree (add_subdirectory, FetchContent)
 target_link_libraries(leanattn_all INTERFACE leanattn_core leanattn_cpu leanattn_sim)
 set(leanattn_exported leanattn_options leanattn_core leanattn_cpu leanattn_sim leanattn_capi leanattn_all)
 if(LEANATTN_HAVE_CUDA)
