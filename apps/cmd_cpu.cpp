@@ -51,9 +51,7 @@ int run_cpu(const CpuOptions& opt, std::ostream& out) {
             << "max_abs" << std::setw(10) << "ms" << std::setw(9) << "GB/s" << std::setw(9) << "of_read" << "  check\n";
     }
     for (Strategy strategy : opt.input.strategies) {
-        PlanOptions plan = opt.input.plan;
-        plan.strategy = strategy;
-        const Schedule s = make_schedule(problem, opt.input.device, plan);
+        const Schedule s = opt.input.make_plan(strategy);
         std::vector<std::byte> workspace(cpu::workspace_bytes(s));
         double best_ms = 1e300;
         Errors errors;

@@ -15,7 +15,7 @@ namespace leanattn::app {
 
 int run_schedule(const ScheduleOptions& options, std::ostream& out) {
     const ResolvedProblem& in = options.input;
-    const Schedule schedule = make_schedule(in.problem, in.device, in.plan);
+    const Schedule schedule = in.make_plan(in.plan.strategy);
     const ScheduleTable table = tabulate(schedule);
     int status = exit_ok;
     if (options.check) {

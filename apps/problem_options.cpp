@@ -117,6 +117,13 @@ CostLimits limits_flags(const std::string& max_memory, const std::string& max_wo
     return limits;
 }
 
+Schedule ResolvedProblem::make_plan(Strategy strategy) const {
+    if (auto_choice && strategy == plan.strategy && auto_choice->choice.plan.device == device) return auto_choice->choice.plan;
+    PlanOptions options = plan;
+    options.strategy = strategy;
+    return make_schedule(problem, device, options);
+}
+
 ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& vm, const std::string& formats, bool allow_all) {
     ResolvedProblem r;
     r.limits = limits_flags(f.max_memory, f.max_work);

@@ -65,6 +65,10 @@ struct ResolvedProblem {
     CostLimits limits;                // what this run may allocate and do; checked before anything is paid
     std::optional<AutoChoice> auto_choice;  // --strategy auto: what was chosen and why (describe_auto)
     bool auto_at_each_value = false;        // --strategy auto where ProblemFlags::auto_at_each_value: left to the caller
+
+    // The plan of `strategy` (with `plan`'s options): with --strategy auto, the very plan auto weighed (not planned
+    // again: stream-k's is the aligned rule's search).
+    Schedule make_plan(Strategy strategy) const;
 };
 
 // Turns flags into a checked problem, device, plan options and limits; throws InputError naming the flag.
