@@ -1,8 +1,10 @@
 #include "auto_strategy.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
+#include "core/saturating.hpp"
 #include "data_catalog.hpp"
 
 namespace leanattn::app {
@@ -10,6 +12,47 @@ namespace leanattn::app {
 sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths) {
     if (lengths == StepLengths::host && !device.kernel_model_host_lengths.empty()) return load_kernel(device.kernel_model_host_lengths, device);
     return device.kernel_model.empty() ? sim::paper_kernel(device) : load_kernel(device.kernel_model, device);
+}
+
+Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned) {
+    const int plays = planned == sim::PlannedLengths::up_to_the_problems ? 3 : 1;  // for a capacity, also two sets of live lengths
+    Cost weighing;
+    std::int64_t largest = 0;  // the costliest candidate's memory: it may be the plan kept while the others are weighed
+    std::vector<NamedValue> blame;
+    const auto weigh = [&](const Problem& p, Strategy strategy, std::int64_t grid, std::int64_t splits) {
+        PlanOptions options;
+        options.strategy = strategy;
+        options.grid = grid;
+        options.splits = splits;
+        const Cost one = simulation_cost(p, device, options, false);
+        for (int i = 0; i < plays; ++i) weighing.then(one);
+        if (one.bytes > largest) largest = one.bytes, blame = one.most_bytes.blame;
+    };
+    for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) weigh(problem, s, 0, 0);
+    PlanOptions fixed;
+    fixed.strategy = Strategy::fixed_split;
+    const PlanSize sizes = plan_size(problem, device, fixed);
+    const std::int64_t slots = device.resident_ctas();
+    if (sizes.splits >= 4) weigh(problem, Strategy::fixed_split, 0, sizes.splits / 2);  // half the heuristic's count
+    if (sizes.outputs < slots) {
+        // k, 16 and 8 CTAs on every output and the full, 3/4 and 1/2 grids (stream-k on at most the slots), and the split
+        // count that fills the slots once.
+        for (int i = 0; i < 6; ++i) weigh(problem, Strategy::stream_k, slots, 0);
+        weigh(problem, Strategy::fixed_split, 0, std::clamp<std::int64_t>(slots / std::max<std::int64_t>(sizes.outputs, 1), 1, 128));
+    }
+    if (problem.tile_rows == 0 && problem.rows() > sim::half_tile_rows && problem.rows() <= default_tile_rows) {
+        Problem halves = problem;
+        halves.tile_rows = sim::half_tile_rows;
+        weigh(halves, Strategy::stream_k, 0, 0);
+    }
+    if (problem.tile_rows == 0) {
+        for (const std::int64_t rows : sim::larger_tile_rows(problem)) {
+            Problem larger = problem;
+            larger.tile_rows = rows;
+            for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) weigh(larger, s, 0, 0);
+        }
+    }
+    return weighing.add({"the plan auto keeps while it weighs the others", saturating::mul(largest, plays), 0, blame});
 }
 
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,

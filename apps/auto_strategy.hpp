@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/cost_estimate.hpp"
 #include "core/device_spec.hpp"
 #include "core/problem.hpp"
 #include "core/schedule.hpp"
@@ -33,6 +34,14 @@ struct AutoChoice {
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
                        bool keep_device_ctas = false, StepLengths lengths = StepLengths::device,
                        sim::PlannedLengths planned = sim::PlannedLengths::the_problems);
+
+// What choose_auto will allocate and do, for check_cost before it runs (it builds and plays plans of the problem's size,
+// so an absurd problem must be refused first): every candidate planned and played one after another, at most
+// auto_candidates_bound of them, each at most as costly as the costliest default strategy's plan and simulation (on
+// 8-row tiles where auto weighs those: twice the outputs), the chosen plan kept beside the one weighed, and for a
+// capacity each also played at two sets of live lengths (their plans kept while played).
+inline constexpr int auto_candidates_bound = 20;  // choose_strategy weighs at most 3 + 1 + 2 + 2 + 3 + 9 plans
+Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned);
 
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan
 // that lost, played only until its makespan was shown to be above T).

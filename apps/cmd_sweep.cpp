@@ -99,8 +99,10 @@ int sweep_main(const Args& args) {
     Cost cost;
     for (std::int64_t v : options.values) {
         if (options.vary == "batch") check_cost(Cost(cost).then(request_list_cost(v)), in.limits);  // before the row's ctx list exists
-        cost.then(simulation_report_cost(sim::vary_problem(in.problem, options.vary, v), in.device, in.plan, in.strategies, false))
-            .add({"the report's rows", 4096, 0, {}});
+        const Problem p = sim::vary_problem(in.problem, options.vary, v);
+        Cost row = simulation_report_cost(p, in.device, in.plan, in.strategies, false);
+        if (options.auto_kernel) row.then(auto_choice_cost(p, in.device, sim::PlannedLengths::the_problems)).then(simulation_cost(p, in.device, in.plan, false));
+        cost.then(row).add({"the report's rows", 4096, 0, {}});
         check_cost(cost, in.limits);
     }
     int status = exit_ok;

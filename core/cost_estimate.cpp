@@ -188,8 +188,9 @@ Cost schedule_report_cost(const Problem& p, const DeviceSpec& d, const PlanOptio
 Cost simulation_cost(const Problem& p, const DeviceSpec& d, const PlanOptions& o, bool timeline) {
     const PlanSize s = plan_size(p, d, o);
     Cost c = plan_cost(p, d, o);
-    // fixed-split's reduce launch: up to max_reduce_ctas_per_output CTAs per output (the kernel model says how many).
-    const std::int64_t reduce_ctas = o.strategy == Strategy::fixed_split ? sat::mul(s.outputs, max_reduce_ctas_per_output) : 0;
+    // fixed-split's reduce launch: up to max_reduce_ctas_per_output CTAs per output (the kernel model says how many);
+    // one split has none (one launch).
+    const std::int64_t reduce_ctas = o.strategy == Strategy::fixed_split && s.splits > 1 ? sat::mul(s.outputs, max_reduce_ctas_per_output) : 0;
     const std::int64_t ctas = sat::add(s.ctas, reduce_ctas);
     const std::int64_t events = sat::add(sat::mul(ctas, 4), sat::mul(s.segments, 4));
     c.add({"the simulated CTAs", sat::add(sat::mul(ctas, sim_bytes_per_cta), sat::mul(s.segments, sim_bytes_per_segment)),

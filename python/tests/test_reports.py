@@ -42,6 +42,15 @@ def test_bad_problems_raise_value_errors(kwargs, word):
     assert word in str(info.value)
 
 
+def test_auto_refuses_at_once_a_problem_too_large_to_weigh(monkeypatch):
+    # Weighing builds and plays every candidate plan: its memory is estimated, and refused, before any is made.
+    monkeypatch.setenv("LEANATTN_MAX_MEMORY", "1G")
+    with pytest.raises(ValueError, match="the plan auto keeps while it weighs"):
+        leanattn.schedule(batch=4_000_000, heads=8, ctx=1, strategy="auto")
+    with pytest.raises(ValueError, match="the plan auto keeps while it weighs"):
+        leanattn.simulate(batch=4_000_000, heads=8, ctx=1, strategy="auto", plan_for="capacity")
+
+
 @pytest.mark.parametrize("kwargs,error", [
     (dict(batch=2**64 + 1), ValueError),   # ctypes alone would wrap it to 1
     (dict(heads="32"), TypeError),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/cost_estimate.hpp"
+#include "auto_strategy.hpp"
 #include "data_catalog.hpp"
 
 using namespace leanattn;
@@ -109,6 +110,29 @@ TEST_CASE("schedule: an estimate just under --max-memory runs, one byte over is 
     if (!memory_measurable("the peak RSS of a refused and an allowed run")) return;
     CHECK(refused.peak_rss_bytes < baseline_bytes);
     CHECK(ran.peak_rss_bytes > refused.peak_rss_bytes + (16 << 20));  // the run did allocate what the refusal did not
+}
+
+TEST_CASE("auto refuses at once a problem too large to weigh, before it plans anything of its size") {
+    // auto builds and plays every candidate plan of the problem: 4M requests of 8 KV heads weighed for 8.8 s and ran out
+    // of memory (exit 3) where the same plan without auto was refused at once. Its weighing is now estimated first.
+    const std::vector<std::string> huge = {"--batch", "4000000", "--heads", "8", "--ctx", "1", "--strategy", "auto", "--max-memory", "4G"};
+    for (const std::string command : {"schedule", "simulate", "cpu"}) {
+        std::vector<std::string> args = {command};
+        args.insert(args.end(), huge.begin(), huge.end());
+        const Measured m = measure(args);
+        CAPTURE(command, m.err, m.seconds);
+        CHECK(m.exit_code == 2);
+        CHECK_THAT(m.err, Catch::StartsWith("error: --batch 4000000 --kv-heads 8") && Catch::Contains("the plan auto keeps while it weighs"));
+        CHECK(m.seconds < 0.5);
+    }
+    // The estimate is an upper bound that still lets large problems through: 32k requests weigh in about a second.
+    const Problem p = batch_of(32768, 1000);
+    const Cost cost = app::auto_choice_cost(p, app::load_device("h100-sxm"), sim::PlannedLengths::the_problems);
+    CHECK(cost.bytes < std::int64_t{1} << 30);
+    CHECK(cost.work < std::int64_t{10} * 1000 * 1000 * 1000);  // ten seconds of one core
+    const Measured ran = measure({"schedule", "--batch", "32768", "--heads", "8", "--ctx", "1000", "--strategy", "auto", "--format", "json"});
+    CHECK(ran.exit_code == 0);
+    if (memory_measurable("auto's peak memory against its estimate")) CHECK(ran.peak_rss_bytes <= cost.bytes + baseline_bytes + (64 << 20));
 }
 
 TEST_CASE("simulate: an estimate just under --max-work runs, one step over is refused at once") {
