@@ -16,43 +16,51 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths
 
 Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned) {
     const int plays = planned == sim::PlannedLengths::up_to_the_problems ? 3 : 1;  // for a capacity, also two sets of live lengths
-    Cost weighing;
-    std::int64_t largest = 0;  // the costliest candidate's memory: it may be the plan kept while the others are weighed
-    std::vector<NamedValue> blame;
-    const auto weigh = [&](const Problem& p, Strategy strategy, std::int64_t grid, std::int64_t splits) {
+    const auto cost_of = [&](const Problem& p, Strategy strategy, std::int64_t splits) {
         PlanOptions options;
         options.strategy = strategy;
-        options.grid = grid;
         options.splits = splits;
-        const Cost one = simulation_cost(p, device, options, false);
-        for (int i = 0; i < plays; ++i) weighing.then(one);
-        if (one.bytes > largest) largest = one.bytes, blame = one.most_bytes.blame;
+        return simulation_cost(p, device, options, false);
     };
-    for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) weigh(problem, s, 0, 0);
-    PlanOptions fixed;
-    fixed.strategy = Strategy::fixed_split;
-    const PlanSize sizes = plan_size(problem, device, fixed);
+    // The default plans bound the other candidates (few estimates: this runs before every choice): stream-k on at most the
+    // slots (the default asks for all of them), fewer splits than the heuristic's, and larger tiles (fewer outputs).
+    const Cost stream_k = cost_of(problem, Strategy::stream_k, 0), fixed = cost_of(problem, Strategy::fixed_split, 0),
+               no_split = cost_of(problem, Strategy::no_split, 0);
+    std::vector<const Cost*> candidates = {&stream_k, &fixed, &no_split};
+    PlanOptions heuristic;
+    heuristic.strategy = Strategy::fixed_split;
+    const PlanSize sizes = plan_size(problem, device, heuristic);
     const std::int64_t slots = device.resident_ctas();
-    if (sizes.splits >= 4) weigh(problem, Strategy::fixed_split, 0, sizes.splits / 2);  // half the heuristic's count
+    if (sizes.splits >= 4) candidates.push_back(&fixed);  // half the heuristic's count
+    // k, 16 and 8 CTAs on every output and the full, 3/4 and 1/2 grids; the split count that fills the slots once.
+    Cost one_wave;
     if (sizes.outputs < slots) {
-        // k, 16 and 8 CTAs on every output and the full, 3/4 and 1/2 grids (stream-k on at most the slots), and the split
-        // count that fills the slots once.
-        for (int i = 0; i < 6; ++i) weigh(problem, Strategy::stream_k, slots, 0);
-        weigh(problem, Strategy::fixed_split, 0, std::clamp<std::int64_t>(slots / std::max<std::int64_t>(sizes.outputs, 1), 1, 128));
+        candidates.insert(candidates.end(), 6, &stream_k);
+        one_wave = cost_of(problem, Strategy::fixed_split, std::clamp<std::int64_t>(slots / std::max<std::int64_t>(sizes.outputs, 1), 1, 128));
+        candidates.push_back(&one_wave);
     }
+    Cost halves;  // stream-k on 8-row tiles: twice the outputs
     if (problem.tile_rows == 0 && problem.rows() > sim::half_tile_rows && problem.rows() <= default_tile_rows) {
-        Problem halves = problem;
-        halves.tile_rows = sim::half_tile_rows;
-        weigh(halves, Strategy::stream_k, 0, 0);
+        Problem p = problem;
+        p.tile_rows = sim::half_tile_rows;
+        halves = cost_of(p, Strategy::stream_k, 0);
+        candidates.push_back(&halves);
     }
     if (problem.tile_rows == 0) {
-        for (const std::int64_t rows : sim::larger_tile_rows(problem)) {
-            Problem larger = problem;
-            larger.tile_rows = rows;
-            for (const Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) weigh(larger, s, 0, 0);
-        }
+        for (std::size_t t = 0; t < sim::larger_tile_rows(problem).size(); ++t) candidates.insert(candidates.end(), {&stream_k, &fixed, &no_split});
     }
-    return weighing.add({"the plan auto keeps while it weighs the others", saturating::mul(largest, plays), 0, blame});
+    Cost weighing;
+    std::int64_t largest = 0;  // the costliest candidate's memory: its plan may be the one kept while the others are weighed
+    for (const Cost* c : candidates) {
+        for (int i = 0; i < plays; ++i) weighing.then(*c);
+        largest = std::max(largest, c->bytes);
+    }
+    // Blamed on the problem's size, which the caller gave (not on a candidate's grid or splits, which it did not).
+    const std::vector<NamedValue> blame = {{"batch", std::to_string(problem.batch)}, {"kv_heads", std::to_string(problem.kv_heads)}};
+    Cost total;
+    total.add({"the candidate plans auto weighs, one after another", weighing.bytes, weighing.work, blame});
+    total.add({"the plan auto keeps while it weighs the others", saturating::mul(largest, plays), 0, blame});
+    return total;
 }
 
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,

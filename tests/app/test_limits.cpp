@@ -125,6 +125,11 @@ TEST_CASE("auto refuses at once a problem too large to weigh, before it plans an
         CHECK_THAT(m.err, Catch::StartsWith("error: --batch 4000000 --kv-heads 8") && Catch::Contains("the plan auto keeps while it weighs"));
         CHECK(m.seconds < 0.5);
     }
+    // Blamed on the problem's size the caller gave, never on a candidate's splits or grid, which it did not.
+    const Measured tight = measure({"schedule", "--model", "llama-3-8b", "--ctx", "4000", "--strategy", "auto", "--max-work", "1e5"});
+    CAPTURE(tight.err);
+    CHECK(tight.exit_code == 2);
+    CHECK_THAT(tight.err, Catch::StartsWith("error: --batch 1 --kv-heads 8") && !Catch::Contains("--splits") && !Catch::Contains("--grid"));
     // The estimate is an upper bound that still lets large problems through: 32k requests weigh in about a second.
     const Problem p = batch_of(32768, 1000);
     const Cost cost = app::auto_choice_cost(p, app::load_device("h100-sxm"), sim::PlannedLengths::the_problems);
