@@ -15,51 +15,31 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths
 }
 
 Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned) {
-    const int plays = planned == sim::PlannedLengths::up_to_the_problems ? 3 : 1;  // for a capacity, also two sets of live lengths
-    const auto cost_of = [&](const Problem& p, Strategy strategy, std::int64_t splits) {
-        PlanOptions options;
-        options.strategy = strategy;
-        options.splits = splits;
-        return simulation_cost(p, device, options, false);
-    };
-    // The default plans bound the other candidates (few estimates: this runs before every choice): stream-k on at most the
-    // slots (the default asks for all of them), fewer splits than the heuristic's, and larger tiles (fewer outputs).
-    const Cost stream_k = cost_of(problem, Strategy::stream_k, 0), fixed = cost_of(problem, Strategy::fixed_split, 0),
-               no_split = cost_of(problem, Strategy::no_split, 0);
-    std::vector<const Cost*> candidates = {&stream_k, &fixed, &no_split};
-    PlanOptions heuristic;
-    heuristic.strategy = Strategy::fixed_split;
-    const PlanSize sizes = plan_size(problem, device, heuristic);
+    // How many candidates choose_strategy may weigh here (each at most as costly as the worst plan below).
+    PlanOptions fixed;
+    fixed.strategy = Strategy::fixed_split;
+    const PlanSize sizes = plan_size(problem, device, fixed);  // FlashAttention-2's split count, the outputs
     const std::int64_t slots = device.resident_ctas();
-    if (sizes.splits >= 4) candidates.push_back(&fixed);  // half the heuristic's count
-    // k, 16 and 8 CTAs on every output and the full, 3/4 and 1/2 grids; the split count that fills the slots once.
-    Cost one_wave;
-    if (sizes.outputs < slots) {
-        candidates.insert(candidates.end(), 6, &stream_k);
-        one_wave = cost_of(problem, Strategy::fixed_split, std::clamp<std::int64_t>(slots / std::max<std::int64_t>(sizes.outputs, 1), 1, 128));
-        candidates.push_back(&one_wave);
-    }
-    Cost halves;  // stream-k on 8-row tiles: twice the outputs
-    if (problem.tile_rows == 0 && problem.rows() > sim::half_tile_rows && problem.rows() <= default_tile_rows) {
-        Problem p = problem;
-        p.tile_rows = sim::half_tile_rows;
-        halves = cost_of(p, Strategy::stream_k, 0);
-        candidates.push_back(&halves);
-    }
-    if (problem.tile_rows == 0) {
-        for (std::size_t t = 0; t < sim::larger_tile_rows(problem).size(); ++t) candidates.insert(candidates.end(), {&stream_k, &fixed, &no_split});
-    }
-    Cost weighing;
-    std::int64_t largest = 0;  // the costliest candidate's memory: its plan may be the one kept while the others are weighed
-    for (const Cost* c : candidates) {
-        for (int i = 0; i < plays; ++i) weighing.then(*c);
-        largest = std::max(largest, c->bytes);
-    }
+    const bool few_outputs = sizes.outputs < slots;
+    const bool halves = problem.tile_rows == 0 && problem.rows() > sim::half_tile_rows && problem.rows() <= default_tile_rows;
+    const std::int64_t larger_tiles = problem.tile_rows == 0 ? static_cast<std::int64_t>(sim::larger_tile_rows(problem).size()) : 0;
+    const std::int64_t candidates = 3 + (sizes.splits >= 4 ? 1 : 0) + (few_outputs ? 7 : 0) + (halves ? 1 : 0) + 3 * larger_tiles;
+    // The worst plan any of them is (two estimates: this runs before every choice): on 8-row tiles where auto weighs
+    // those (twice the outputs; larger tiles have fewer), stream-k on every slot, or fixed-split at the most splits it
+    // weighs (the heuristic's, or the count that fills the slots once); no-split's plan is smaller than either.
+    Problem widest = problem;
+    if (halves) widest.tile_rows = sim::half_tile_rows;
+    const std::int64_t one_wave = few_outputs ? std::clamp<std::int64_t>(slots / std::max<std::int64_t>(sizes.outputs, 1), 1, 128) : 1;
+    PlanOptions stream_k;
+    fixed.splits = std::max(sizes.splits, one_wave);
+    const Cost a = simulation_cost(widest, device, stream_k, false), b = simulation_cost(widest, device, fixed, false);
+    const std::int64_t bytes = std::max(a.bytes, b.bytes), work = std::max(a.work, b.work);
+    const int plays = planned == sim::PlannedLengths::up_to_the_problems ? 3 : 1;  // for a capacity, also two sets of live lengths
     // Blamed on the problem's size, which the caller gave (not on a candidate's grid or splits, which it did not).
     const std::vector<NamedValue> blame = {{"batch", std::to_string(problem.batch)}, {"kv_heads", std::to_string(problem.kv_heads)}};
     Cost total;
-    total.add({"the candidate plans auto weighs, one after another", weighing.bytes, weighing.work, blame});
-    total.add({"the plan auto keeps while it weighs the others", saturating::mul(largest, plays), 0, blame});
+    total.add({"the candidate plans auto weighs, one after another", bytes, saturating::mul(work, candidates, plays), blame});
+    total.add({"the plan auto keeps while it weighs the others", saturating::mul(bytes, plays), 0, blame});
     return total;
 }
 

@@ -82,7 +82,9 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
     return capi::guarded([&] {
         if (plan == nullptr) throw InputError("plan", "is NULL (pass the address of a leanattn_plan*)");
         *plan = nullptr;
-        Problem p = capi::to_problem(problem);
+        // The limits once: each look reads the machine's free memory (/proc, the cgroup), ~15 us.
+        const CostLimits limits = app::resource_limits();
+        Problem p = capi::to_problem(problem, limits);
         const DType type = capi::to_dtype(dtype);
         PlanOptions plan_options = capi::to_plan_options(options);
         const char* named = options != nullptr ? options->device : nullptr;
@@ -121,7 +123,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             DeviceSpec model_device = described;
             if (on_gpu) model_device.sms = spec.sms, model_device.ctas_per_sm = spec.ctas_per_sm;
             // The plan serves every step of a cache of this capacity, at live lengths up to it.
-            check_cost(app::auto_choice_cost(p, model_device, sim::PlannedLengths::up_to_the_problems), app::resource_limits());
+            check_cost(app::auto_choice_cost(p, model_device, sim::PlannedLengths::up_to_the_problems), limits);
             app::AutoChoice chosen =
                 app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/on_gpu, lengths, sim::PlannedLengths::up_to_the_problems);
             if (!on_gpu) spec = sim::device_for_kernel(described, chosen.kernel);
@@ -137,7 +139,7 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         // What the plan and (on the CPU) the workspace the caller will allocate for it cost, before either exists.
         Cost cost = plan_cost(p, spec, plan_options);
         if (device == LEANATTN_DEVICE_CPU) cost.add(cpu_workspace_cost(p, plan_size(p, spec, plan_options)));
-        check_cost(cost, app::resource_limits());
+        check_cost(cost, limits);
         *plan = new leanattn_plan{weighed ? std::move(*weighed) : make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)};
     });
 }

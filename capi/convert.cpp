@@ -8,11 +8,11 @@
 
 namespace leanattn::capi {
 
-Problem to_problem(const leanattn_problem* in) {
+Problem to_problem(const leanattn_problem* in, const CostLimits& limits) {
     if (in == nullptr) throw InputError("problem", "is NULL");
     if (in->ctx == nullptr) throw InputError("problem.ctx", "is NULL (give one context length per request)");
     if (in->batch <= 0 || in->batch > (std::int64_t{1} << 26)) throw InputError({{"batch", std::to_string(in->batch)}}, "must lie in 1..67108864");
-    check_cost(request_list_cost(in->batch), app::resource_limits());  // before the ctx list is copied
+    check_cost(request_list_cost(in->batch), limits);  // before the ctx list is copied
     Problem p;
     p.batch = in->batch;
     p.q_heads = in->q_heads;

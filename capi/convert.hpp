@@ -9,7 +9,7 @@
 
 namespace leanattn::capi {
 
-Problem to_problem(const leanattn_problem* problem);       // checked (InputError naming the field)
+Problem to_problem(const leanattn_problem* problem, const CostLimits& limits);  // checked (InputError naming the field)
 DType to_dtype(leanattn_dtype dtype);
 Strategy to_strategy(const char* name);                     // NULL: stream-k
 PlanOptions to_plan_options(const leanattn_plan_options* options);

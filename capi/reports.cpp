@@ -42,10 +42,11 @@ struct ReportPlan {
     nlohmann::ordered_json auto_choice;  // what auto weighed (app::auto_choice_json); null without auto
     std::optional<sim::KernelModel> kernel;  // the kernel model auto weighed with, which a simulation then plays; none without auto
 };
-ReportPlan report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element, sim::PlannedLengths planned) {
+ReportPlan report_plan(const leanattn_plan_options* options, Problem& p, DeviceSpec& device, std::int64_t bytes_per_element, sim::PlannedLengths planned,
+                       const CostLimits& limits) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return {capi::to_plan_options(options), nullptr, std::nullopt};
-    check_cost(app::auto_choice_cost(p, device, planned), app::resource_limits());
+    check_cost(app::auto_choice_cost(p, device, planned), limits);
     const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths, planned);
     device = sim::device_for_kernel(device, a.kernel);
     if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
@@ -55,10 +56,11 @@ ReportPlan report_plan(const leanattn_plan_options* options, Problem& p, DeviceS
 leanattn_status schedule_report(const leanattn_problem* problem, const leanattn_plan_options* options, const char* plan_for, char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
-        Problem p = capi::to_problem(problem);
+        const CostLimits limits = app::resource_limits();
+        Problem p = capi::to_problem(problem, limits);
         DeviceSpec device = report_device(options);
-        const ReportPlan plan = report_plan(options, p, device, 2, to_planned_lengths(plan_for, options));
-        check_cost(schedule_report_cost(p, device, plan.options, ReportKind::json), app::resource_limits());
+        const ReportPlan plan = report_plan(options, p, device, 2, to_planned_lengths(plan_for, options), limits);
+        check_cost(schedule_report_cost(p, device, plan.options, ReportKind::json), limits);
         const Schedule s = make_schedule(p, device, plan.options);
         *json = capi::c_string(app::schedule_json(s, tabulate(s), plan.auto_choice));
     });
@@ -68,15 +70,16 @@ leanattn_status simulate_report(const leanattn_problem* problem, const leanattn_
                                 char** json) {
     return capi::guarded([&] {
         if (json == nullptr) throw InputError("json", "is NULL");
-        Problem p = capi::to_problem(problem);
+        const CostLimits limits = app::resource_limits();
+        Problem p = capi::to_problem(problem, limits);
         DeviceSpec device = report_device(options);
         const bool all = options != nullptr && options->strategy != nullptr && std::string(options->strategy) == "all";
         leanattn_plan_options one = options != nullptr ? *options : leanattn_plan_options{};
         if (all) one.strategy = nullptr;
-        const ReportPlan plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), to_planned_lengths(plan_for, &one));
+        const ReportPlan plan = report_plan(&one, p, device, dtype_bytes(capi::to_dtype(dtype)), to_planned_lengths(plan_for, &one), limits);
         const std::vector<Strategy> strategies =
             all ? std::vector<Strategy>{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split} : std::vector<Strategy>{plan.options.strategy};
-        check_cost(simulation_report_cost(p, device, plan.options, strategies, false), app::resource_limits());
+        check_cost(simulation_report_cost(p, device, plan.options, strategies, false), limits);
         sim::SimOptions sim_options;
         sim_options.bytes_per_element = dtype_bytes(capi::to_dtype(dtype));
         sim_options.kernel = plan.kernel ? &*plan.kernel : nullptr;  // auto's plan played under the model it was weighed with
