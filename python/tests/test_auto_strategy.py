@@ -174,3 +174,20 @@ def test_auto_refuses_a_split_count_or_grid_instead_of_ignoring_it(fixed):
         leanattn.DecodePlan(q, k, k, **fixed)  # the default strategy, auto
     strategy = "fixed-split" if "splits" in fixed else "stream-k"
     assert leanattn.DecodePlan(q, k, k, strategy=strategy, **fixed).to_dict()["strategy"] == strategy
+
+
+def test_plans_made_on_many_threads_at_once_are_the_plans_made_one_at_a_time():
+    # ctypes lets go of the GIL in each call, so these plans are made concurrently in the library: its parsed data files,
+    # its per-thread kernel models and its last-error message must not mix threads (also checked under ThreadSanitizer).
+    from concurrent.futures import ThreadPoolExecutor
+
+    def plan(i):
+        batch = 1 + i % 5
+        q = torch.empty(batch, 1, 32, 128, dtype=torch.float16)
+        k = torch.empty(batch, 600 + 997 * (i % 11), 8, 128, dtype=torch.float16)
+        return leanattn.DecodePlan(q, k, k, strategy="auto", lengths="device" if i % 2 else "host").to_dict()
+
+    alone = [plan(i) for i in range(24)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(plan, list(range(24)) * 3))
+    assert together == alone * 3
