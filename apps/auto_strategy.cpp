@@ -10,8 +10,14 @@
 namespace leanattn::app {
 
 sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths) {
-    if (lengths == StepLengths::host && !device.kernel_model_host_lengths.empty()) return load_kernel(device.kernel_model_host_lengths, device);
-    return device.kernel_model.empty() ? sim::paper_kernel(device) : load_kernel(device.kernel_model, device);
+    const bool host = lengths == StepLengths::host && !device.kernel_model_host_lengths.empty();
+    const std::string& name = host ? device.kernel_model_host_lengths : device.kernel_model;
+    if (name.empty()) return sim::paper_kernel(device);
+    try {
+        return load_kernel(name, device);
+    } catch (const InputError& e) {  // the device file named it, not a --kernel flag: say so
+        throw InputError("device " + device.name + ", its \"" + (host ? "kernel_host_lengths" : "kernel") + "\" " + name, e.reason());
+    }
 }
 
 Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned) {

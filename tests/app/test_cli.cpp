@@ -228,6 +228,17 @@ TEST_CASE("a malformed device file is refused, naming the file and what is wrong
     r = run_leanattn("schedule --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains("\"name\" must not hold control characters"));
+    {
+        // A kernel model the file names that does not exist: auto says the file's key named it, not a --kernel flag.
+        std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
+        const std::string from = "\"kernel\": \"leanattn-h100\"";
+        REQUIRE(text.find(from) != std::string::npos);
+        text.replace(text.find(from), from.size(), "\"kernel\": \"no-such-kernel\"");
+        std::ofstream(path) << text;
+    }
+    r = run_leanattn("schedule --strategy auto --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("its \"kernel\" no-such-kernel") && Catch::Contains("unknown kernel") && !Catch::Contains("--kernel"));
     std::remove(path.c_str());
 }
 
