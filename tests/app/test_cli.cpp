@@ -217,25 +217,19 @@ TEST_CASE("a malformed device file is refused, naming the file and what is wrong
     r = run_leanattn("schedule --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("malformed JSON"));
-    {
-        // The shipped h100-sxm file with a newline in its name: refused (it would be printed raw).
+    // The shipped h100-sxm file with `from` replaced by `to`, written to `path`.
+    const auto h100_with = [&](const std::string& from, const std::string& to) {
         std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
-        const std::string from = "\"name\": \"h100-sxm\"";
         REQUIRE(text.find(from) != std::string::npos);
-        text.replace(text.find(from), from.size(), "\"name\": \"h100\\nsxm\"");
+        text.replace(text.find(from), from.size(), to);
         std::ofstream(path) << text;
-    }
+    };
+    h100_with("\"name\": \"h100-sxm\"", "\"name\": \"h100\\nsxm\"");  // a newline in its name: refused (it would be printed raw)
     r = run_leanattn("schedule --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(path) && Catch::Contains("\"name\" must not hold control characters"));
-    {
-        // A kernel model the file names that does not exist: auto says the file's key named it, not a --kernel flag.
-        std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/devices/h100-sxm.json");
-        const std::string from = "\"kernel\": \"leanattn-h100\"";
-        REQUIRE(text.find(from) != std::string::npos);
-        text.replace(text.find(from), from.size(), "\"kernel\": \"no-such-kernel\"");
-        std::ofstream(path) << text;
-    }
+    // A kernel model the file names that does not exist: auto says the file's key named it, not a --kernel flag.
+    h100_with("\"kernel\": \"leanattn-h100\"", "\"kernel\": \"no-such-kernel\"");
     r = run_leanattn("schedule --strategy auto --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("its \"kernel\" no-such-kernel") && Catch::Contains("unknown kernel") && !Catch::Contains("--kernel"));
