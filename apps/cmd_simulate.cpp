@@ -45,12 +45,14 @@ int simulate_trace(const std::string& trace_file, const std::string& device_name
     return exit_ok;
 }
 
-// Problem flags that --trace replaces (the trace names its problem).
-bool any_problem_flag(const po::variables_map& vm) {
-    for (const char* f : {"model", "batch", "heads", "kv-heads", "head-dim", "ctx", "q-len", "tile", "splits", "grid", "snap", "dtype"}) {
-        if (vm.count(f) && !vm[f].defaulted()) return true;
+// The first problem or plan flag given that --trace replaces (the trace names its problem and the plans that ran), or
+// nullptr.
+const char* problem_flag_given(const po::variables_map& vm) {
+    for (const char* f : {"model", "batch", "heads", "kv-heads", "head-dim", "ctx", "q-len", "tile", "tile-rows", "strategy", "splits", "grid",
+                          "stream-k-rule", "snap", "plan-for", "ctas-per-sm", "dtype"}) {
+        if (vm.count(f) && !vm[f].defaulted()) return f;
     }
-    return false;
+    return nullptr;
 }
 
 }  // namespace
@@ -83,7 +85,9 @@ int simulate_main(const Args& args) {
         return exit_ok;
     }
     if (!trace.empty()) {
-        if (any_problem_flag(vm)) throw InputError("--trace", "names its own problem: leave out the problem flags");
+        if (const char* flag = problem_flag_given(vm)) {
+            throw InputError("--trace", std::string("names its own problem and replays the plans that ran: leave out --") + flag);
+        }
         return simulate_trace(trace, flags.device, kernel.empty() ? "paper" : kernel, flags.format, flags.output);
     }
     options.input = resolve_problem(flags, vm, formats, true);

@@ -427,6 +427,13 @@ TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three st
     const auto paper = run_leanattn("simulate --trace " + trace + " --format json");
     REQUIRE(paper.exit_code == 0);
     CHECK(json::parse(paper.out)["kernel"] == "paper");
+    // The trace names its problem and the plans that ran: a plan flag is refused, named, not silently dropped.
+    for (const std::string flag : {"--strategy auto", "--tile-rows 8", "--plan-for capacity", "--ctas-per-sm 2", "--batch 2"}) {
+        CAPTURE(flag);
+        const auto refused = run_leanattn("simulate --trace " + trace + " " + flag);
+        CHECK(refused.exit_code == 2);
+        CHECK_THAT(refused.err, Catch::Contains("leave out " + flag.substr(0, flag.find(' '))));
+    }
 }
 
 TEST_CASE("simulate --trace replays the plan that ran: the trace's snap, or the snap whose walk matches, never another plan") {
