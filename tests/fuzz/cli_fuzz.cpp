@@ -141,6 +141,8 @@ public:
             maybe_integer(a, "snap", 0.05);
             if (chance(0.05)) a.insert(a.end(), {"--stream-k-rule", pick(p_.rules)});
             maybe_integer(a, "ctas-per-sm", 0.1);
+            maybe_integer(a, "tile-rows", 0.1);
+            if (chance(0.1)) a.insert(a.end(), {"--plan-for", pick({"lengths", "capacity", "capacity", "other", ""})});
             if (chance(0.3)) a.insert(a.end(), {"--device", chance(0.5) ? pick(files_) : pick(p_.devices)});
             if (chance(0.15)) a.insert(a.end(), {"--model", chance(0.4) ? pick(files_) : pick(p_.models)});
             maybe_integer(a, "max-memory", 0.05);
