@@ -21,15 +21,13 @@ sim::KernelModel kernel_for_device(const DeviceSpec& device, StepLengths lengths
 }
 
 Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned) {
-    // How many candidates choose_strategy may weigh here (each at most as costly as the worst plan below).
+    const std::int64_t candidates = sim::most_candidates(problem, device);  // each at most as costly as the worst plan below
     PlanOptions fixed;
     fixed.strategy = Strategy::fixed_split;
     const PlanSize sizes = plan_size(problem, device, fixed);  // FlashAttention-2's split count, the outputs
     const std::int64_t slots = device.resident_ctas();
     const bool few_outputs = sizes.outputs < slots;
     const bool halves = problem.tile_rows == 0 && problem.rows() > sim::half_tile_rows && problem.rows() <= default_tile_rows;
-    const std::int64_t larger_tiles = problem.tile_rows == 0 ? static_cast<std::int64_t>(sim::larger_tile_rows(problem).size()) : 0;
-    const std::int64_t candidates = 3 + (sizes.splits >= 4 ? 1 : 0) + (few_outputs ? 7 : 0) + (halves ? 1 : 0) + 3 * larger_tiles;
     // The worst plan any of them is (two estimates: this runs before every choice): on 8-row tiles where auto weighs
     // those (twice the outputs; larger tiles have fewer), stream-k on every slot, or fixed-split at the most splits it
     // weighs (the heuristic's, or the count that fills the slots once); no-split's plan is smaller than either.
@@ -50,7 +48,8 @@ Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::Pla
 }
 
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas, StepLengths lengths, sim::PlannedLengths planned) {
+                       const CostLimits& limits, bool keep_device_ctas, StepLengths lengths, sim::PlannedLengths planned) {
+    check_cost(auto_choice_cost(problem, device, planned), limits);  // before it plans anything of the problem's size
     AutoChoice a;
     a.device = device.name;
     a.kernel = kernel_for_device(device, lengths);

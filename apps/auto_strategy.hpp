@@ -28,19 +28,18 @@ struct AutoChoice {
     sim::KernelModel kernel;
     sim::StrategyChoice choice;
 };
-// `keep_device_ctas`: weigh the plans with the device's CTAs per SM (the plan will be made on that device, e.g.
+// `limits`: what the weighing may allocate and do, checked first (auto_choice_cost; InputError naming the problem's
+// size). `keep_device_ctas`: weigh the plans with the device's CTAs per SM (the plan will be made on that device, e.g.
 // a live GPU's occupancy or --ctas-per-sm), not the kernel model's. `planned`: the lengths its steps will run at
 // (sim::PlannedLengths: the problem's, or any up to them for a cache's capacity).
 AutoChoice choose_auto(const Problem& problem, const DeviceSpec& device, std::int64_t bytes_per_element, const PlanOptions& base,
-                       bool keep_device_ctas = false, StepLengths lengths = StepLengths::device,
+                       const CostLimits& limits, bool keep_device_ctas = false, StepLengths lengths = StepLengths::device,
                        sim::PlannedLengths planned = sim::PlannedLengths::the_problems);
 
 // What choose_auto will allocate and do, for check_cost before it runs (it builds and plays plans of the problem's size,
-// so an absurd problem must be refused first): every candidate planned and played one after another, at most
-// auto_candidates_bound of them, each at most as costly as the costliest default strategy's plan and simulation (on
-// 8-row tiles where auto weighs those: twice the outputs), the chosen plan kept beside the one weighed, and for a
-// capacity each also played at two sets of live lengths (their plans kept while played).
-inline constexpr int auto_candidates_bound = 20;  // choose_strategy weighs at most 3 + 1 + 2 + 2 + 3 + 9 plans
+// so an absurd problem must be refused first): every candidate planned and played one after another (at most
+// sim::most_candidates of them), each at most as costly as the worst plan any of them is, the chosen plan kept beside
+// the one weighed, and for a capacity each also played at two sets of live lengths (their plans kept while played).
 Cost auto_choice_cost(const Problem& problem, const DeviceSpec& device, sim::PlannedLengths planned);
 
 // One line: what auto chose, under which kernel model, and what each candidate was predicted to take (">T": a plan

@@ -123,9 +123,8 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
             DeviceSpec model_device = described;
             if (on_gpu) model_device.sms = spec.sms, model_device.ctas_per_sm = spec.ctas_per_sm;
             // The plan serves every step of a cache of this capacity, at live lengths up to it.
-            check_cost(app::auto_choice_cost(p, model_device, sim::PlannedLengths::up_to_the_problems), limits);
-            app::AutoChoice chosen =
-                app::choose_auto(p, model_device, dtype_bytes(type), plan_options, /*keep_device_ctas=*/on_gpu, lengths, sim::PlannedLengths::up_to_the_problems);
+            app::AutoChoice chosen = app::choose_auto(p, model_device, dtype_bytes(type), plan_options, limits, /*keep_device_ctas=*/on_gpu, lengths,
+                                                      sim::PlannedLengths::up_to_the_problems);
             if (!on_gpu) spec = sim::device_for_kernel(described, chosen.kernel);
             sim::StrategyChoice& choice = chosen.choice;
             auto_choice = app::auto_choice_json(chosen);

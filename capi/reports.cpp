@@ -46,8 +46,7 @@ ReportPlan report_plan(const leanattn_plan_options* options, Problem& p, DeviceS
                        const CostLimits& limits) {
     const app::StepLengths lengths = capi::to_step_lengths(options);  // checked whatever the strategy
     if (!capi::wants_auto(options)) return {capi::to_plan_options(options), nullptr, std::nullopt};
-    check_cost(app::auto_choice_cost(p, device, planned), limits);
-    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), false, lengths, planned);
+    const app::AutoChoice a = app::choose_auto(p, device, bytes_per_element, capi::to_plan_options(options), limits, false, lengths, planned);
     device = sim::device_for_kernel(device, a.kernel);
     if (a.choice.tile_rows > 0) p.tile_rows = a.choice.tile_rows;
     return {a.choice.options, app::auto_choice_json(a), a.kernel};

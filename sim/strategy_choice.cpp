@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/cost_estimate.hpp"
 #include "core/live_plan.hpp"
 #include "core/walker.hpp"
 #include "makespan.hpp"
@@ -230,6 +231,20 @@ std::vector<std::int64_t> larger_tile_rows(const Problem& problem) {
 
 bool runs_as_no_split(const Schedule& plan) {
     return (plan.strategy == Strategy::fixed_split && plan.splits == 1) || (plan.strategy == Strategy::stream_k && plan.one_output_per_cta);
+}
+
+std::int64_t most_candidates(const Problem& problem, const DeviceSpec& planned) {
+    PlanOptions fixed;
+    fixed.strategy = Strategy::fixed_split;
+    const PlanSize sizes = plan_size(problem, planned, fixed);  // the outputs, FlashAttention-2's split count
+    const std::int64_t slots = planned.resident_ctas();
+    std::int64_t n = 3;                                          // the default plans
+    if (sizes.outputs < slots) n += 3 + 1;                       // k, 16 and 8 CTAs on every output; one wave's splits
+    if (sizes.splits >= 4) n += 1;                               // half the split count
+    if (2 * sizes.outputs <= slots) n += 3;                      // the full, 3/4 and 1/2 grids
+    if (problem.tile_rows == 0 && problem.rows() > half_tile_rows && problem.rows() <= default_tile_rows) n += 1;  // 8-row tiles
+    if (problem.tile_rows == 0) n += 3 * static_cast<std::int64_t>(larger_tile_rows(problem).size());           // larger tiles
+    return n;
 }
 
 StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device, const KernelModel& kernel, std::int64_t bytes_per_element,

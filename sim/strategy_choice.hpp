@@ -152,6 +152,11 @@ inline constexpr double capacity_no_split_margin = 0.01;
 // q_len), u uniform in [0, 1) from a fixed generator seeded with `draw`.
 std::vector<std::int64_t> ragged_lengths(const Problem& problem, std::uint64_t draw);
 
+// At most how many plans choose_strategy weighs for `problem` on `planned` (device_for_kernel's; a device of more CTAs
+// per SM gives a bound at least as large): what an estimate of its cost counts (app::auto_choice_cost), and what the
+// tests hold every choice to. Kept beside choose_strategy: a candidate added there is counted here.
+std::int64_t most_candidates(const Problem& problem, const DeviceSpec& planned);
+
 // `device` is the GPU's (its CTAs per SM are replaced by the kernel's); `base` carries options the caller
 // fixed (the stream-k rule); its strategy and splits are the ones chosen.
 // `vary_parameters` false weighs the three default plans only (FlashAttention-2's split count, the aligned

@@ -16,6 +16,7 @@
 #include "apps/kernel_file.hpp"
 #include "apps/measured_runs.hpp"
 #include "core/input_error.hpp"
+#include "core/saturating.hpp"
 #include "run_command.hpp"
 
 using leanattn::testing::run_leanattn;
@@ -623,7 +624,8 @@ TEST_CASE("auto weighs host-lengths steps with the device's host-lengths kernel 
     qwen.q_heads = 28;
     qwen.kv_heads = 4;
     qwen.ctx = {16384};
-    const auto host = leanattn::app::choose_auto(qwen, leanattn::app::load_device("h100-sxm"), 2, {}, false, StepLengths::host);
+    const leanattn::CostLimits unlimited{leanattn::saturating::max, leanattn::saturating::max, {}, {}};
+    const auto host = leanattn::app::choose_auto(qwen, leanattn::app::load_device("h100-sxm"), 2, {}, unlimited, false, StepLengths::host);
     CHECK(host.kernel.name == "leanattn-h100-host");
 }
 
