@@ -127,9 +127,11 @@ fs::path data_dir() {
     static fs::path found;
     const std::lock_guard<std::mutex> lock(mutex);
     if (!found.empty()) return found;
+    // Beside the binary (the Python wheel: site-packages/leanattn/libleanattn.so, leanattn/data), installed (P/bin or
+    // P/lib, P/share/leanattn/data), a build folder in the sources (build/apps, data), then the sources it was built from.
     const fs::path bin = binary_dir();
-    for (const fs::path& candidate :
-         {bin / ".." / "share" / "leanattn" / "data", bin / ".." / "data", bin / ".." / ".." / "data", fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
+    for (const fs::path& candidate : {bin / "data", bin / ".." / "share" / "leanattn" / "data", bin / ".." / "data", bin / ".." / ".." / "data",
+                                      fs::path(LEANATTN_SOURCE_DATA_DIR)}) {
         std::error_code ec;
         if (!candidate.empty() && fs::is_directory(candidate / "devices", ec)) return found = candidate;
     }

@@ -27,8 +27,11 @@ import time
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
-import leanattn  # noqa: E402
+try:
+    import leanattn  # installed: `pip install .`
+except ImportError:  # else this repository's package, with its build's library (build/capi) or $LEANATTN_LIBRARY
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+    import leanattn  # noqa: E402
 
 
 def parse():

@@ -7,7 +7,7 @@ simulator of the leanattn toolkit.
     leanattn.schedule(batch=1, heads=2, head_dim=64, ctx=1280, device="paper-5sm")   # the CLI's JSON, as a dict
     leanattn.simulate(batch=6, heads=48, head_dim=64, ctx=65536)
 """
-from ._library import has_cuda, version, InternalError
+from ._library import has_cuda, version, InternalError, library_path
 from ._torch_op import registered as custom_op_registered
 from .decode import DecodePlan, _Shape, decode_impl
 from .reports import schedule, simulate
@@ -36,4 +36,4 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
     return decode_impl(q, k_cache, v_cache, cache_seqlens, block_table, softmax_scale, strategy, return_lse)
 
 
-__all__ = ["decode", "DecodePlan", "schedule", "simulate", "has_cuda", "version", "InternalError", "__version__"]
+__all__ = ["decode", "DecodePlan", "schedule", "simulate", "has_cuda", "version", "InternalError", "library_path", "__version__"]

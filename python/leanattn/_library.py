@@ -8,7 +8,7 @@ import os
 import pathlib
 
 _HERE = pathlib.Path(__file__).resolve().parent
-# Where libleanattn.so may be: $LEANATTN_LIBRARY; beside the package (a wheel); an installed tree
+# Where libleanattn.so may be: $LEANATTN_LIBRARY; beside the package (`pip install .`); an installed tree
 # (P/lib/python/leanattn → P/lib); a build tree next to the sources (python/leanattn → build/capi).
 _CANDIDATES = [
     _HERE / "libleanattn.so",
@@ -22,13 +22,13 @@ def _load():
     paths = [pathlib.Path(explicit)] if explicit else _CANDIDATES
     for path in paths:
         if path.is_file():
-            return ctypes.CDLL(str(path))
+            return ctypes.CDLL(str(path)), path.resolve()
     tried = ", ".join(str(p) for p in paths)
-    raise ImportError(f"leanattn: cannot find libleanattn.so (tried {tried}); build it (./scripts/build.sh) "
-                      "or set LEANATTN_LIBRARY to its path")
+    raise ImportError(f"leanattn: cannot find libleanattn.so (tried {tried}); `pip install .` in the repository, "
+                      "build it (./scripts/build.sh) or set LEANATTN_LIBRARY to its path")
 
 
-lib = _load()
+lib, library_path = _load()  # library_path: the file loaded (leanattn.library_path)
 
 OK, INVALID_ARGUMENT, RUNTIME, OUT_OF_MEMORY, INTERNAL = 0, 1, 2, 3, 4
 FP32, FP16, BF16 = 0, 1, 2

@@ -7,7 +7,9 @@ import sys
 import pytest
 import torch
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # the package from this source tree
+# The package from this source tree, unless the tests are to check an installed one (scripts/check_pip.sh: the wheel).
+if os.environ.get("LEANATTN_TEST_INSTALLED") != "1":
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 
 def reference(q, k, v, seqlens, block_table=None, scale=None):

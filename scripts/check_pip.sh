@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `pip install .` as a user runs it: builds the wheel (scikit-build-core, pyproject.toml) into a fresh virtual
+# environment that sees the system's torch and pytest, then runs the package's tests against the installed copy,
+# from outside the sources, with no LEANATTN_* variables set.
+#   usage: check_pip.sh [PYTHON [PIP_INSTALL_OPTIONS…]]
+#   e.g.   check_pip.sh /usr/bin/python3 --config-settings=cmake.define.LEANATTN_CUDA=OFF     (what CI runs)
+# Exits 77 (ctest: skipped, with the reason) when the build backend cannot be fetched from the package index.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${1:-/usr/bin/python3}
+shift || true
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+unset LEANATTN_LIBRARY LEANATTN_DATA
+"$python" -m venv --system-site-packages "$work/venv"
+pip=("$work/venv/bin/python" -m pip --disable-pip-version-check --no-input)
+if ! timeout 120 "${pip[@]}" download --no-deps -q -d "$work/probe" scikit-build-core >"$work/probe.log" 2>&1; then
+  echo "check_pip: skipped: scikit-build-core (the wheel's build backend) cannot be fetched from the package index:"
+  tail -n 3 "$work/probe.log"
+  exit 77
+fi
+# --no-deps: torch comes from the system (Debian's CPU build in CI); pip would otherwise fetch PyPI's CUDA build.
+if ! "${pip[@]}" install --no-deps "$@" "$root" >"$work/install.log" 2>&1; then
+  cat "$work/install.log" >&2
+  echo "check_pip: pip install failed" >&2
+  exit 1
+fi
+grep -E "^Successfully installed" "$work/install.log"
+cd "$work"
+LEANATTN_TEST_INSTALLED=1 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"
