@@ -28,3 +28,13 @@ fi
 grep -E "^Successfully installed" "$work/install.log"
 cd "$work"
 LEANATTN_TEST_INSTALLED=1 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"
+# The command the wheel puts on the environment's PATH finds the data installed with it: the paper's Figure 1, as the
+# repository's golden file has it (tests/app compares the source build's the same way).
+"$work/venv/bin/leanattn" schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper --format json \
+  -o "$work/figure1.json"
+"$work/venv/bin/python" - "$work/figure1.json" "$root/data/figures/figure1-stream-k.json" <<'PY'
+import json, sys
+made, golden = (json.load(open(path)) for path in sys.argv[1:])
+assert made == golden, f"leanattn schedule from the wheel differs from the golden Figure 1: {made} != {golden}"
+print("the wheel's leanattn command: Figure 1 as the golden file has it")
+PY
