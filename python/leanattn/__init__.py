@@ -6,6 +6,7 @@ simulator of the leanattn toolkit.
     plan = leanattn.DecodePlan(q, k_cache, v_cache, block_table)      # for CUDA graphs: plan.run(..., out=out)
     leanattn.schedule(batch=1, heads=2, head_dim=64, ctx=1280, device="paper-5sm")   # the CLI's JSON, as a dict
     leanattn.simulate(batch=6, heads=48, head_dim=64, ctx=65536)
+    leanattn.library_path, leanattn.has_cuda()     # the libleanattn.so loaded, and whether it carries the CUDA kernels
 """
 from ._library import has_cuda, version, InternalError, library_path
 from ._torch_op import registered as custom_op_registered
