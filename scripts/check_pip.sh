@@ -28,8 +28,24 @@ fi
 grep -E "^Successfully installed" "$work/install.log"
 cd "$work"
 LEANATTN_TEST_INSTALLED=1 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"
-# The command the wheel puts on the environment's PATH finds the data installed with it: the paper's Figure 1, as the
-# repository's golden file has it (tests/app compares the source build's the same way).
+# The installed library reads the data inside its package, not the sources': a device file added there alone is found.
+"$work/venv/bin/python" - <<'PY'
+import json, pathlib, leanattn
+devices = pathlib.Path(leanattn.__file__).parent / "data" / "devices"
+probe = json.loads((devices / "paper-5sm.json").read_text())
+probe["name"] = "wheel-only-probe"
+(devices / "wheel-only-probe.json").write_text(json.dumps(probe))
+assert leanattn.schedule(heads=2, head_dim=64, ctx=1280, device="wheel-only-probe")["grid"] > 0
+print("the wheel's library: reads the data inside its package")
+PY
+# The command the wheel puts on the environment's PATH reads the data installed with it (`devices --help` names the
+# folder), not the sources', and draws the paper's Figure 1 as the repository's golden file has it (tests/app compares
+# the source build's the same way).
+read_from=$("$work/venv/bin/leanattn" devices --help | sed -n 's|^Lists the devices in \(.*\)/devices\. .*|\1|p')
+if [ "$(realpath "$read_from")" != "$(realpath "$work/venv/share/leanattn/data")" ]; then
+  echo "check_pip: the wheel's leanattn reads its data from '$read_from', not from the environment's share/leanattn/data" >&2
+  exit 1
+fi
 "$work/venv/bin/leanattn" schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper --format json \
   -o "$work/figure1.json"
 "$work/venv/bin/python" - "$work/figure1.json" "$root/data/figures/figure1-stream-k.json" <<'PY'
