@@ -19,8 +19,9 @@ if ! timeout 120 "${pip[@]}" download --no-deps -q -d "$work/probe" scikit-build
   tail -n 3 "$work/probe.log"
   exit 77
 fi
-# --no-deps: torch comes from the system (Debian's CPU build in CI); pip would otherwise fetch PyPI's CUDA build.
-if ! "${pip[@]}" install --no-deps "$@" "$root" >"$work/install.log" 2>&1; then
+# --no-deps: the torch under test is the system's (Debian's CPU build in CI), whatever pip would make of its version.
+# The build folder is this check's own (kept between runs): a user's `pip install .` in build-wheel/ keeps its settings.
+if ! "${pip[@]}" install --no-deps --config-settings=build-dir="$root/build-wheel/check-pip" "$@" "$root" >"$work/install.log" 2>&1; then
   cat "$work/install.log" >&2
   echo "check_pip: pip install failed" >&2
   exit 1
