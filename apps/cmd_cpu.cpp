@@ -128,11 +128,12 @@ int cpu_main(const Args& args) {
         "no-read-bandwidth", po::bool_switch(), "skip measuring this machine's plain read bandwidth (its buffer is 4x the last-level cache, "
         "at least 1 GiB, so it dominates a small problem's memory and time): read_gbps and of_read are then 0");
     po::variables_map vm;
-    if (!parse_or_help(args, desc, vm, "leanattn cpu [problem flags] [--dtype fp16] [--strategy all] [--threads N]",
-                       "Runs each strategy's plan for real on this CPU: OpenMP threads play the SMs, CTAs walk the plan,\n"
-                       "non-host CTAs publish partials and signal flags, hosts wait and reduce in plan order. Checks O and\n"
-                       "the LSE against a float64 reference of the same rounded inputs (exit 1 over tolerance), and times it\n"
-                       "against this machine's plain read bandwidth, measured in the same run.\n\n"
+    if (!parse_or_help(args, desc, vm, "leanattn cpu [problem flags] [--dtype fp16] [--layout padded] [--strategy stream-k|…|all] [--threads N]",
+                       "Runs a strategy's plan (stream-k by default; --strategy all: each) for real on this CPU: OpenMP\n"
+                       "threads play the SMs, CTAs walk the plan, non-host CTAs publish partials and signal flags, hosts\n"
+                       "wait and reduce in plan order. Checks O and the LSE against a float64 reference of the same rounded\n"
+                       "inputs (exit 1 over tolerance), and times it against this machine's plain read bandwidth, measured\n"
+                       "in the same run.\n\n"
                        "  leanattn cpu --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --ctx 3000,700 --strategy all\n"
                        "  leanattn cpu --heads 32 --head-dim 128 --ctx 65536 --dtype fp16 --format json")) {
         return exit_ok;

@@ -44,10 +44,10 @@ int schedule_main(const Args& args) {
     if (!parse_or_help(args, desc, vm, "leanattn schedule [problem flags] [--format text|json|svg|html] [-o FILE] [--check]",
                        "Plans one decode-attention problem with one strategy and shows which LeanTiles each CTA does,\n"
                        "which CTA hosts (reduces) each output, and which partials it waits for.\n\n"
-                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280     # the paper's Figure 1\n"
+                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper  # the paper's Figure 1\n"
                        "  leanattn schedule --batch 6 --heads 48 --head-dim 64 --ctx 65536 --strategy fixed-split\n"
                        "  leanattn schedule --model llama-3-8b --batch 3 --ctx 1000,70000,300 --format json -o plan.json\n"
-                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --format html -o fig1.html")) {
+                       "  leanattn schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper --format html -o fig1.html")) {
         return exit_ok;
     }
     options.input = resolve_problem(flags, vm, formats, false);

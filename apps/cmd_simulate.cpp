@@ -77,8 +77,8 @@ int simulate_main(const Args& args) {
                        "and reports makespan, occupancy, idle SMs, waves and the reduction's share of the time.\n"
                        "The model and its parameters: docs/simulator.md, data/devices/README.md; kernel models: docs/calibration.md.\n"
                        "--trace FILE plays the trace's plans instead and draws measured and simulated timelines on one axis.\n\n"
-                       "  leanattn simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280          # Figure 1\n"
-                       "  leanattn simulate --batch 6 --heads 48 --head-dim 64 --ctx 65536                 # Figure 8, 64k\n"
+                       "  leanattn simulate --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --stream-k-rule paper  # Figure 1\n"
+                       "  leanattn simulate --batch 6 --heads 48 --head-dim 64 --ctx 65536                                 # Figure 8, 64k\n"
                        "  leanattn simulate --device a100-80gb-x8 --batch 4 --heads 256 --head-dim 64 --ctx 262144 --format svg -o t.svg\n"
                        "  leanattn simulate --kernel leanattn-h100 --model llama-3-8b --ctx 32768                 # leanattn's kernel on an H100\n"
                        "  leanattn simulate --kernel leanattn-h100 --trace trace.json --format svg -o vs.svg     # beside a measured trace")) {
