@@ -75,7 +75,7 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
         ("model", po::value(&f.model), "fill --heads/--kv-heads/--head-dim from a model (`leanattn models`); explicit flags win")
         ("batch", po::value(&f.batch)->default_value(f.batch), "requests in the batch")
         ("heads", po::value(&f.heads)->default_value(f.heads), "query heads")
-        ("kv-heads", po::value(&f.kv_heads), "key/value heads (GQA); default = --heads")
+        ("kv-heads", po::value(&f.kv_heads), "key/value heads (GQA); default = --heads, or with --model the model's")
         ("head-dim", po::value(&f.head_dim)->default_value(f.head_dim), "head dimension d")
         ("ctx", po::value(&f.ctx)->default_value(f.ctx), "context length: one value for all requests, or N1,N2,... one per request (ragged)")
         ("q-len", po::value(&f.q_len)->default_value(f.q_len), "query tokens per request decoded at once")
@@ -159,8 +159,11 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     }
     const bool model = !f.model.empty();
     if (!model || !vm["heads"].defaulted()) p.q_heads = parse_positive("--heads", f.heads);
+    // A model keeps its KV heads when only --heads changes: `--model llama-3-8b --heads 64` is 64 query heads on its 8.
     if (!f.kv_heads.empty()) p.kv_heads = parse_positive("--kv-heads", f.kv_heads);
-    else if (!model || !vm["heads"].defaulted()) p.kv_heads = p.q_heads;
+    else if (!model) p.kv_heads = p.q_heads;
+    else if (p.q_heads % p.kv_heads != 0)
+        throw InputError("--heads " + f.heads, f.model + " has " + std::to_string(p.kv_heads) + " KV heads: query heads a multiple of them, or --kv-heads too");
     if (!model || !vm["head-dim"].defaulted()) p.head_dim = parse_positive("--head-dim", f.head_dim);
     p.batch = parse_positive("--batch", f.batch);
     if (p.batch > (std::int64_t{1} << 26)) throw InputError("--batch " + f.batch, "at most 67108864 requests");

@@ -110,6 +110,13 @@ TEST_CASE("a model fills the head shape and explicit flags win") {
     CHECK(j["outputs"].size() == 8);
     const auto over = nlohmann::json::parse(run_leanattn("schedule --model llama-3-70b --kv-heads 16 --ctx 2048 --format json").out);
     CHECK(over["problem"]["kv_heads"] == 16);
+    // --heads alone keeps the model's KV heads (GQA stays GQA), and says so where they do not divide.
+    const auto heads = nlohmann::json::parse(run_leanattn("schedule --model llama-3-70b --heads 128 --ctx 2048 --format json").out);
+    CHECK(heads["problem"]["q_heads"] == 128);
+    CHECK(heads["problem"]["kv_heads"] == 8);
+    const auto bad = run_leanattn("schedule --model llama-3-70b --heads 12 --ctx 2048");
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--heads 12") && Catch::Contains("llama-3-70b has 8 KV heads"));
 }
 
 TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
