@@ -18,7 +18,7 @@ Problem to_problem(const leanattn_problem* in, const CostLimits& limits) {
     p.q_heads = in->q_heads;
     p.kv_heads = in->kv_heads;
     p.head_dim = in->head_dim;
-    p.q_len = in->q_len;
+    p.q_len = in->q_len != 0 ? in->q_len : 1;
     p.tile = in->tile != 0 ? in->tile : default_tile(in->head_dim);
     p.tile_rows = in->tile_rows;
     p.ctx.assign(in->ctx, in->ctx + in->batch);

@@ -55,7 +55,8 @@ typedef enum leanattn_device_kind { LEANATTN_DEVICE_CPU = 0, LEANATTN_DEVICE_CUD
 typedef enum leanattn_kv_layout { LEANATTN_KV_STRIDED = 0, LEANATTN_KV_PAGED = 1, LEANATTN_KV_RAGGED = 2 } leanattn_kv_layout;
 
 typedef struct leanattn_problem {
-    int64_t batch, q_heads, kv_heads, head_dim, q_len;
+    int64_t batch, q_heads, kv_heads, head_dim;
+    int64_t q_len;      /* new tokens per request decoded at once; 0: 1 */
     int64_t tile;       /* LeanTile in tokens; 0: 256 for head_dim <= 64, else 128 */
     const int64_t* ctx; /* (batch) context lengths; for a plan, the tokens each request's cache can hold */
     int64_t tile_rows;  /* query rows (query heads x new tokens of one KV head) one output tile holds at most; a KV
@@ -67,12 +68,13 @@ typedef struct leanattn_problem {
 typedef struct leanattn_plan_options {
     const char* strategy; /* "stream-k" (NULL), "fixed-split", "no-split", or "auto" (the plan the device's kernel
                              model predicts fastest: docs/calibration.md; it chooses splits, grid and snap
-                             itself and refuses them non-zero); reports also take "all" */
+                             itself and refuses them non-zero); leanattn_simulate_json also takes "all" */
     int64_t splits;       /* fixed-split: splits per output; 0: FlashAttention-2's heuristic */
     int64_t grid;         /* stream-k: CTAs; 0: every resident CTA slot */
     const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters
-                             (and, on the CPU and in reports, the SMs planned for); NULL: h100-sxm's for CUDA
-                             plans, reports and "auto", the built-in H100 figures for other CPU plans. A CUDA
+                             (and, on the CPU and in reports, the SMs planned for); NULL: for CUDA plans the
+                             file whose "cuda_names" name this GPU (else h100-sxm's), h100-sxm's for reports and
+                             "auto", the built-in H100 figures for other CPU plans. A CUDA
                              plan always takes its SM count and CTAs per SM from the GPU itself; a CPU plan
                              with "auto" the file's SMs at its kernel model's CTAs per SM (weighed there). */
     int cuda_device;      /* CUDA plans: the GPU's ordinal, whose SMs the plan fills and where it runs */
@@ -137,7 +139,10 @@ LEANATTN_API leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* 
 LEANATTN_API leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json);
 
 /* One decode step. `stream` is a cudaStream_t for CUDA plans (NULL: the default stream) and ignored on the
- * CPU; `threads` is the CPU's thread count (0: all cores) and ignored on the GPU. */
+ * CPU; `threads` is the CPU's thread count (0: all cores) and ignored on the GPU. A workspace serves one step at a
+ * time: steps that may run at once (other threads, other CUDA streams) need a workspace each (one plan may serve
+ * them all). On the CPU a run on a workspace another run is using is refused (INVALID_ARGUMENT); on a GPU the two
+ * would race, unnoticed. */
 LEANATTN_API leanattn_status leanattn_run(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes,
                                           void* stream, int threads);
 

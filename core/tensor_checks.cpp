@@ -80,7 +80,7 @@ void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_re
     require(t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
             "strides must be non-negative");
     require(t.seqlens != nullptr, "cache_seqlens", "is missing");
-    require(std::isfinite(t.softmax_scale), "softmax_scale", "must be a finite number");
+    require(std::isfinite(t.softmax_scale) && t.softmax_scale >= 0.0f, "softmax_scale", "must be a finite positive number (0: 1/sqrt(head_dim))");
     check_cache_fields(p, t.kv);
     if (host_readable) check_live_values(p, t);
 }

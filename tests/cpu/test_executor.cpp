@@ -2,7 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
 
 #include "../core/random_problems.hpp"
 #include "core/input_error.hpp"
@@ -191,6 +195,60 @@ TEST_CASE("a plan made for other tensors is refused") {
     Problem other = p;
     other.ctx = {200};
     CHECK_THROWS_AS(execute(plan_for(other, test_device(4, 1), Strategy::stream_k), t, 2), InputError);
+}
+
+TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
+    // Long enough (K and V of 256 MB on one thread each) that two runs started together overlap.
+    Problem p;
+    p.q_heads = p.kv_heads = 4;
+    p.head_dim = 128;
+    p.ctx = {131072};
+    p.tile = 128;
+    cpu::HostTensors t(p, DType::fp16, CacheLayout::padded);
+    t.fill_random(7);
+    t.poison_outputs();
+    const Schedule plan = plan_for(p, test_device(8, 1), Strategy::stream_k);
+    std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+    std::atomic<int> ready{0};
+    std::string refused[2];
+    const auto run_one = [&](int i) {
+        ++ready;
+        while (ready.load() < 2) std::this_thread::yield();
+        try {
+            cpu::run(plan, t.view(), workspace.data(), workspace.size(), 1);
+        } catch (const InputError& e) {
+            refused[i] = e.what();
+        }
+    };
+    std::thread first(run_one, 0), second(run_one, 1);
+    first.join();
+    second.join();
+    CAPTURE(refused[0], refused[1]);
+    REQUIRE((refused[0].empty() != refused[1].empty()));  // exactly one refused
+    CHECK_THAT(refused[0] + refused[1], Catch::Contains("workspace") && Catch::Contains("in use by another run"));
+    const ReferenceOutput ref = reference_of(t);
+    CHECK(compare_to_reference(p, t.view(), ref).rel_l2 < 1e-3);
+    // Each run leaves the workspace free, the refused one included: the next run takes it.
+    t.poison_outputs();
+    CHECK_NOTHROW(cpu::run(plan, t.view(), workspace.data(), workspace.size(), 2));
+    CHECK(compare_to_reference(p, t.view(), ref).rel_l2 < 1e-3);
+}
+
+TEST_CASE("a softmax_scale that is negative or not finite is refused, naming it") {
+    Problem p;
+    p.q_heads = p.kv_heads = 2;
+    p.head_dim = 16;
+    p.tile = 16;
+    p.ctx = {100};
+    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
+    t.fill_random(3);
+    const Schedule plan = plan_for(p, test_device(4, 1), Strategy::stream_k);
+    std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+    for (const float scale : {-0.5f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+        DecodeTensors view = t.view();
+        view.softmax_scale = scale;
+        CHECK_THROWS_WITH(cpu::run(plan, view, workspace.data(), workspace.size(), 1), Catch::Contains("softmax_scale"));
+    }
 }
 
 TEST_CASE("row blocks (a KV head's rows cut over several output tiles) match float64 under every strategy, and give one tile's bits under no-split") {
