@@ -35,7 +35,7 @@ struct DeviceTiming {
     // A KV head's later row block (core/problem.hpp) read by another CTA than the block before it, side by side
     // with it: this share of its K and V bytes comes from HBM, the rest from the L2 (1: all from HBM). A block a
     // CTA reads right after the block before it comes from HBM in full: the L2 has cycled in between.
-    double row_block_reread = 1.0;
+    double row_block_reread = 0.35;
 
     // Field by field (defaulted in device_spec.cpp: the CUDA sources that include this header are C++17).
     friend bool operator==(const DeviceTiming&, const DeviceTiming&);

@@ -46,6 +46,17 @@ TEST_CASE("a device file rewritten in place to the same size is read anew") {
     CHECK(app::load_device(path).sms == 132);
 }
 
+TEST_CASE("the built-in DeviceSpec is data/devices/h100-sxm.json's: a plan made without a device file is the file's plan") {
+    // The C++ API's callers (cuda::live_device's default timing, a CPU plan with no device named) plan with the
+    // built-in figures; the CLI and the library read the file. The two must plan alike.
+    const DeviceSpec file = app::load_device("h100-sxm");
+    const DeviceSpec built_in;
+    CHECK(built_in.name == file.name);
+    CHECK(built_in.sms == file.sms);
+    CHECK(built_in.ctas_per_sm == file.ctas_per_sm);
+    CHECK(built_in.timing == file.timing);
+}
+
 TEST_CASE("a data file broken after it was parsed is refused, not served from what was parsed before") {
     const std::string text = slurp(std::string(LEANATTN_SOURCE_DIR) + "/data/kernels/leanattn-h100.json");
     const std::string path = (std::filesystem::temp_directory_path() / "leanattn-broken-kernel.json").string();
