@@ -10,17 +10,28 @@ simulator of the leanattn toolkit.
 """
 from ._library import has_cuda, version, InternalError, library_path
 from ._torch_op import registered as custom_op_registered
-from .decode import DecodePlan, _Shape, decode_impl
+from .decode import DecodePlan, _Shape, _scale_for_c, decode_impl
 from .reports import schedule, simulate
 
 __version__ = version()
 
 
 def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, strategy="auto", return_lse=False):
-    """Attention of q over the first cache_seqlens tokens of each request's cache (shapes: leanattn.decode's module
-    docstring). Returns out, or (out, softmax_lse) with return_lse. Raises TypeError/ValueError naming the
-    argument for a wrong device, dtype, shape, stride, a length beyond the cache or a block table out of range;
-    nothing is written then."""
+    """Attention of q over the first cache_seqlens tokens of each request's cache, as flash_attn_with_kvcache:
+
+        q             (batch, q_len, q_heads, head_dim)
+        k_cache       (batch, N, kv_heads, head_dim), or with block_table a paged cache
+                      (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides)
+        cache_seqlens (batch,) int32: each request's tokens, the q_len new ones included
+        block_table   (batch, max_blocks) int32, or None
+        softmax_scale a finite positive number, or None for 1/sqrt(head_dim)
+        returns       out (batch, q_len, q_heads, head_dim) in q's dtype [, softmax_lse (batch, q_heads, q_len) float32]
+
+    Query token i of q_len sees the first seqlen - q_len + i + 1 tokens. CUDA tensors run on torch's current stream,
+    CPU tensors on the CPU executor. Raises TypeError/ValueError naming the argument for a wrong device, dtype, shape,
+    stride, a length beyond the cache or a block table out of range; nothing is written then. strategy: as DecodePlan's.
+    The DecodePlan made for a call is kept per shape, strategy, thread and CUDA stream; beyond 32 plans the least
+    recently used is dropped."""
     if custom_op_registered:
         import torch
         # The op's schema would refuse a non-tensor with its own RuntimeError, and tensors on another device (meta, say)
@@ -31,8 +42,7 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
             raise TypeError(f"cache_seqlens must be a tensor of int32 lengths, got {type(cache_seqlens).__name__}")
         if not isinstance(strategy, str):
             raise TypeError(f"strategy must be a str, got {type(strategy).__name__}")  # as decode_impl says it
-        out, lse = torch.ops.leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table,
-                                             0.0 if softmax_scale is None else float(softmax_scale), strategy)
+        out, lse = torch.ops.leanattn.decode(q, k_cache, v_cache, cache_seqlens, block_table, _scale_for_c(softmax_scale), strategy)
         return (out, lse) if return_lse else out
     return decode_impl(q, k_cache, v_cache, cache_seqlens, block_table, softmax_scale, strategy, return_lse)
 

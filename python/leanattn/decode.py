@@ -10,8 +10,10 @@
 CUDA tensors run the fused kernel on torch's current stream; CPU tensors run the CPU executor. Query token i of
 q_len sees the first seqlen - q_len + i + 1 tokens (causal among the new tokens).
 """
+import collections
 import ctypes
 import math
+import threading
 
 import torch
 
@@ -29,6 +31,26 @@ def _require_tensor(name, t):
 def _require(condition, error, message):
     if not condition:
         raise error(message)
+
+
+def _require_no_empty_dim(name, t, dims):
+    for size, dim in zip(t.shape, dims):
+        _require(size > 0, ValueError, f"{name}: its {dim} dimension is 0 (shape {tuple(t.shape)})")
+
+
+def _scale_for_c(softmax_scale):
+    """softmax_scale as the C ABI takes it, 0 for the default 1/sqrt(head_dim) (None)."""
+    if softmax_scale is None:
+        return 0.0
+    scale = float(softmax_scale)
+    _require(math.isfinite(scale) and scale > 0.0, ValueError,
+             f"softmax_scale must be a finite positive number, or None for 1/sqrt(head_dim); got {softmax_scale}")
+    return scale
+
+
+# What a plan is made for, beside the cache's layout, and the argument each is read from.
+_PLANNED = (("q", "device"), ("q", "dtype"), ("q", "batch"), ("q", "q_len"), ("q", "q_heads"), ("q", "head_dim"),
+            ("k_cache", "kv_heads"), ("the cache", "capacity"))
 
 
 class _Shape:
@@ -50,12 +72,15 @@ class _Shape:
         _require(k_cache.stride() == v_cache.stride(), ValueError, f"v_cache has strides {v_cache.stride()} but k_cache {k_cache.stride()}")
         for name, t in (("q", q), ("k_cache", k_cache)):
             _require(t.stride(3) == 1, ValueError, f"{name}: the head dimension must be contiguous (stride 1), got strides {t.stride()}")
+        self.paged = block_table is not None
+        _require_no_empty_dim("q", q, ("batch", "q_len", "heads", "head_dim"))
+        _require_no_empty_dim("k_cache", k_cache, (("num_blocks", "block_size") if self.paged else ("batch", "capacity")) + ("kv_heads", "head_dim"))
+        self.device, self.dtype = q.device, q.dtype
         self.batch, self.q_len, self.q_heads, self.head_dim = q.shape
         self.kv_heads = k_cache.shape[2]
         _require(k_cache.shape[3] == self.head_dim, ValueError, f"k_cache has head_dim {k_cache.shape[3]} but q has {self.head_dim}")
         _require(self.q_heads % self.kv_heads == 0, ValueError,
                  f"q has {self.q_heads} heads, not a multiple of k_cache's {self.kv_heads} kv heads")
-        self.paged = block_table is not None
         if self.paged:
             _require_tensor("block_table", block_table)
             _require(block_table.dtype == torch.int32, TypeError, f"block_table must be int32, got {block_table.dtype}")
@@ -63,6 +88,7 @@ class _Shape:
                      f"block_table must have shape (batch={self.batch}, max_blocks), got {tuple(block_table.shape)}")
             _require(block_table.device == q.device, ValueError, f"block_table is on {block_table.device} but q is on {q.device}")
             _require(block_table.stride(1) == 1, ValueError, "block_table: its rows must be contiguous")
+            _require_no_empty_dim("block_table", block_table, ("batch", "max_blocks"))
             self.block_size = k_cache.shape[1]
             _require(1 <= self.block_size <= 256, ValueError, f"k_cache: block size {self.block_size} is not in 1..256")
             self.num_blocks = k_cache.shape[0]
@@ -72,8 +98,17 @@ class _Shape:
             self.capacity = k_cache.shape[1]
         _require(self.capacity >= self.q_len, ValueError, f"the cache holds {self.capacity} tokens per request, fewer than q_len {self.q_len}")
 
-    def key(self, q):
-        return (q.device, q.dtype, self.batch, self.q_len, self.q_heads, self.kv_heads, self.head_dim, self.paged, self.capacity)
+    def key(self):
+        return (self.paged,) + tuple(getattr(self, field) for _, field in _PLANNED)
+
+    def require_planned(self, planned):
+        """ValueError naming what these tensors have that differs from `planned`, the shape a plan was made for."""
+        if self.paged != planned.paged:
+            layout = {True: "a paged cache (with a block_table)", False: "an unpaged cache (no block_table)"}
+            raise ValueError(f"k_cache is {layout[self.paged]} but this plan was made for {layout[planned.paged]}")
+        for source, field in _PLANNED:
+            value, planned_value = getattr(self, field), getattr(planned, field)
+            _require(value == planned_value, ValueError, f"{source} has {field} {value} but this plan was made for {field} {planned_value}")
 
 
 def _check_lengths(shape, cache_seqlens, block_table):
@@ -109,7 +144,8 @@ def _host_lengths(host_seqlens, batch):
 
 
 class DecodePlan:
-    """A plan and its workspace, made once for the shapes of q and the cache; run() at every decode step.
+    """A plan and its workspace, made once for the shapes of q and the cache (as leanattn.decode takes them); run() at
+    every decode step.
 
     run() allocates nothing when given `out` (and `lse`) and check_lengths=False, and enqueues its kernels on
     torch's current stream: capture it in a CUDA graph, then update cache_seqlens (and block_table) in place
@@ -149,13 +185,17 @@ class DecodePlan:
     better on smaller ones.
 
     device: the device file (a name of `leanattn devices` or a .json path) whose timing keys the planner's cost model
-    reads; None: h100-sxm's on CUDA tensors (as the CLI's `cuda` commands) and for strategy="auto", the built-in figures
-    otherwise on the CPU. The SMs a CUDA plan fills are always the GPU's own; a CPU plan with strategy="auto" is made
-    on the device file's SMs at its kernel model's CTAs per SM, where its candidates were weighed.
+    reads; None: on CUDA tensors the file whose "cuda_names" match the GPU's name, else h100-sxm's (as the CLI's `cuda`
+    commands); on CPU tensors h100-sxm's for strategy="auto", else the built-in figures. The SMs a CUDA plan fills are
+    always the GPU's own; a CPU plan with strategy="auto" is made on the device file's SMs at its kernel model's CTAs
+    per SM, where its candidates were weighed.
 
     lengths: with strategy="auto", the kind of step this plan will mostly run, whose kernel model weighs the plans:
     "host" (run() with check_lengths or host_seqlens, the default) or "device" (run(check_lengths=False) without
-    host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan."""
+    host_seqlens: the step to capture in a CUDA graph). Either kind of step runs any plan.
+
+    One plan, with its one workspace, runs one step at a time: threads or CUDA streams that run steps concurrently
+    need a plan each (leanattn.decode keeps one per thread and stream)."""
 
     def __init__(self, q, k_cache, v_cache, block_table=None, *, strategy="auto", splits=0, grid=0, device=None, stream_k_rule=None,
                  tile_rows=0, tile=0, lengths="host"):
@@ -195,8 +235,7 @@ class DecodePlan:
         graph that replays while the lengths change; stage() before every replay); on the CPU it runs as run() does."""
         shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
         _require(not (staged and host_seqlens is not None), ValueError, "a staged step takes its lengths from stage(host_seqlens=...), not run()")
-        scale = 0.0 if softmax_scale is None else float(softmax_scale)
-        _require(math.isfinite(scale) and scale >= 0.0, ValueError, f"softmax_scale must be a finite positive number, got {softmax_scale}")
+        scale = _scale_for_c(softmax_scale)
         if out is None:
             out = torch.empty_like(q, memory_format=torch.contiguous_format)
         _require(out.shape == q.shape and out.dtype == q.dtype and out.device == q.device, ValueError,
@@ -242,8 +281,7 @@ class DecodePlan:
 
     def _check_step(self, q, k_cache, v_cache, cache_seqlens, block_table):
         shape = _Shape(q, k_cache, v_cache, block_table)
-        if shape.key(q) != self.shape.key(q) or q.device != self.device or q.dtype != self.dtype:
-            raise ValueError("q and the cache do not have the shapes, dtype or device this plan was made for")
+        shape.require_planned(self.shape)
         _require_tensor("cache_seqlens", cache_seqlens)
         _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype}")
         _require(tuple(cache_seqlens.shape) == (shape.batch,), ValueError,
@@ -274,15 +312,28 @@ class DecodePlan:
         return tensors
 
 
-_plans = {}
+# decode()'s plans, the least recently used first. A plan's workspace serves one step at a time, so each thread and
+# CUDA stream has its own. 32: a serving loop's shapes (a few batch sizes and cache widths) on a few threads, while
+# the workspaces kept stay bounded when the shapes keep changing.
+_MAX_PLANS = 32
+_plans = collections.OrderedDict()
+_plans_lock = threading.Lock()
 
 
 def _cached_plan(q, k_cache, v_cache, block_table, strategy):
     shape = _Shape(q, k_cache, v_cache, block_table)
-    key = shape.key(q) + (strategy,)
-    plan = _plans.get(key)
-    if plan is None:
-        plan = _plans[key] = DecodePlan(q, k_cache, v_cache, block_table, strategy=strategy)
+    stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
+    key = shape.key() + (strategy, threading.get_ident(), stream)
+    with _plans_lock:
+        plan = _plans.get(key)
+        if plan is not None:
+            _plans.move_to_end(key)
+            return plan
+    plan = DecodePlan(q, k_cache, v_cache, block_table, strategy=strategy)  # no other caller has this key: made unlocked
+    with _plans_lock:
+        _plans[key] = plan
+        while len(_plans) > _MAX_PLANS:
+            _plans.popitem(last=False)
     return plan
 
 

@@ -39,6 +39,8 @@ def test_wrong_shapes_and_strides(case):
     transposed = k.transpose(2, 3).contiguous().transpose(2, 3)  # head dim not contiguous
     raises(ValueError, "contiguous", lambda: leanattn.decode(q, transposed, transposed, lengths, table))
     raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=float("nan")))
+    raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=0.0))  # None is the default
+    raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=-1.0))
     raises(ValueError, "strategy", lambda: leanattn.decode(q, k, v, lengths, table, strategy="fastest"))
 
 
@@ -58,10 +60,30 @@ def test_lengths_and_block_ids_out_of_range_write_nothing(case):
     assert torch.all(out == 7.0)
 
 
-def test_a_plan_refuses_other_shapes(case):
+def test_an_empty_dimension_is_named(case):
+    q, k, v, table, lengths = case
+    raises(ValueError, "q: its heads dimension is 0", lambda: leanattn.decode(q[:, :, :0], k[:, :, :0], v[:, :, :0], lengths, table))
+    raises(ValueError, "q: its head_dim dimension is 0", lambda: leanattn.decode(q[..., :0], k[..., :0], v[..., :0], lengths, table))
+    raises(ValueError, "q: its batch dimension is 0", lambda: leanattn.decode(q[:0], k, v, lengths[:0], table[:0]))
+    raises(ValueError, "q: its q_len dimension is 0", lambda: leanattn.decode(q[:, :0], k, v, lengths, table))
+    raises(ValueError, "k_cache: its kv_heads dimension is 0", lambda: leanattn.decode(q, k[:, :, :0], v[:, :, :0], lengths, table))
+    raises(ValueError, "k_cache: its num_blocks dimension is 0", lambda: leanattn.decode(q, k[:0], v[:0], lengths, table))
+    raises(ValueError, "block_table: its max_blocks dimension is 0", lambda: leanattn.decode(q, k, v, lengths, table[:, :0]))
+    dense = k[:4].reshape(2, 32, 2, 32)  # a strided cache
+    raises(ValueError, "k_cache: its capacity dimension is 0", lambda: leanattn.decode(q, dense[:, :0], dense[:, :0], lengths * 0))
+
+
+def test_a_plan_refuses_other_shapes_naming_what_differs(case):
     q, k, v, table, lengths = case
     plan = leanattn.DecodePlan(q, k, v, table)
-    raises(ValueError, "plan", lambda: plan.run(q[:, :, :2], k, v, lengths, table))
+    raises(ValueError, "q has q_heads 2 but this plan was made for q_heads 4", lambda: plan.run(q[:, :, :2], k, v, lengths, table))
+    raises(ValueError, "q has batch 1 but this plan was made for batch 2", lambda: plan.run(q[:1], k, v, lengths[:1], table[:1]))
+    raises(ValueError, "the cache has capacity 32 but this plan was made for capacity 64",
+           lambda: plan.run(q, k, v, lengths.clamp(max=32), table[:, :2]))
+    raises(ValueError, "q has dtype torch.float32 but this plan was made for dtype torch.float16",
+           lambda: plan.run(q.float(), k.float(), v.float(), lengths, table))
+    raises(ValueError, "k_cache is an unpaged cache (no block_table) but this plan was made for a paged cache",
+           lambda: plan.run(q, k[:4].reshape(2, 32, 2, 32), v[:4].reshape(2, 32, 2, 32), lengths.clamp(max=32)))
 
 
 def test_devices_must_agree(case):
