@@ -118,7 +118,26 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKer
     if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
+// "13.0" from CUDA's 13000.
+std::string cuda_version_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
+
 }  // namespace
+
+bool device_available(std::string* why) {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status == cudaSuccess && count > 0) return true;
+    if (why == nullptr) return false;
+    // Without a driver the runtime reports an "insufficient" one: say which of the two it is.
+    int driver = 0, runtime = 0;
+    (void)cudaDriverGetVersion(&driver);
+    (void)cudaRuntimeGetVersion(&runtime);
+    if (driver == 0) *why = "no NVIDIA driver is loaded on this machine";
+    else if (status == cudaErrorInsufficientDriver) *why = "the NVIDIA driver (CUDA " + cuda_version_text(driver) + ") is older than the CUDA runtime leanattn was built with (" + cuda_version_text(runtime) + ")";
+    else if (status == cudaSuccess || status == cudaErrorNoDevice) *why = "no CUDA GPU found";
+    else *why = cudaGetErrorString(status);
+    return false;
+}
 
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing) {
     check_supported(shape, dtype);
@@ -135,6 +154,7 @@ DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& ti
 }
 
 std::string current_device_name() {
+    if (std::string why; !device_available(&why)) throw std::runtime_error("no usable CUDA device: " + why);
     int device = 0;
     check(cudaGetDevice(&device), "cudaGetDevice");
     cudaDeviceProp prop{};

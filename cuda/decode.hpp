@@ -41,6 +41,10 @@ inline constexpr std::int64_t max_q_len = 8;
 inline constexpr std::int64_t max_kv_head_rows = 1024;
 std::int64_t max_q_rows(std::int64_t head_dim);
 
+// True when a CUDA device can be used; otherwise `why` says what is missing (no driver, a driver older than the
+// runtime, no GPU).
+bool device_available(std::string* why = nullptr);
+
 // The current GPU as a DeviceSpec: its name, its SM count, and how many CTAs of the kernel that serves
 // `shape` fit on one SM (so that a stream-k plan's hosts only ever wait on co-resident CTAs). The planner's
 // cost fields come from `timing`. Throws InputError when check_supported does.

@@ -27,27 +27,6 @@ __global__ void count_visits_kernel(PlanView plan, std::int32_t* tile_visits, st
 
 }  // namespace
 
-namespace {
-
-std::string cuda_version_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
-
-}  // namespace
-
-bool device_available(std::string* why) {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status == cudaSuccess && count > 0) return true;
-    if (why == nullptr) return false;
-    // Without a driver the runtime reports an "insufficient" one: say which of the two it is.
-    int driver = 0, runtime = 0;
-    (void)cudaDriverGetVersion(&driver);
-    (void)cudaRuntimeGetVersion(&runtime);
-    if (driver == 0) *why = "no NVIDIA driver found (no GPU on this machine, or its driver is not installed)";
-    else if (status == cudaErrorInsufficientDriver) *why = "the NVIDIA driver (CUDA " + cuda_version_text(driver) + ") is older than the CUDA runtime leanattn was built with (" + cuda_version_text(runtime) + ")";
-    else if (status == cudaSuccess || status == cudaErrorNoDevice) *why = "no CUDA GPU found";
-    else *why = cudaGetErrorString(status);
-    return false;
-}
 
 PlanVisits walk_plan_on_device(const Schedule& schedule) {
     const std::size_t batch = schedule.request_tiles.size();

@@ -13,9 +13,6 @@
 
 namespace leanattn::cuda {
 
-// True when a CUDA device can be used; otherwise `why` says what is missing.
-bool device_available(std::string* why = nullptr);
-
 // Launches one CTA per plan CTA; returns the visit count of every global LeanTile (size total_tiles)
 // and, per CTA, the number of segments it walked. Throws std::runtime_error on a CUDA error.
 struct PlanVisits {

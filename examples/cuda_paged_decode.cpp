@@ -91,6 +91,8 @@ int main() {
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     std::int32_t* staged;  // pinned: the copy before each replay reads it asynchronously
     CHECK_CUDA(cudaMallocHost(&staged, batch * sizeof(std::int32_t)));
+    cudaEvent_t copied;  // the last copy from `staged` is done: it may be written again
+    CHECK_CUDA(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
 
     // One step captured (run() throws InputError before enqueuing anything if the views do not fit the plan).
     cudaGraph_t graph;
@@ -103,9 +105,12 @@ int main() {
     std::vector<__half> first(4);
     for (std::int64_t s = 0; s < steps; ++s) {
         // A model would append this step's K/V and bump cache_seqlens with its own kernels; here the lengths
-        // grow by one token per request (request b starts 100·b tokens in).
+        // grow by one token per request (request b starts 100·b tokens in). The host runs ahead of the stream, so it
+        // waits for the last step's copy (not its kernels) before writing the next lengths where that copy reads.
+        CHECK_CUDA(cudaEventSynchronize(copied));
         for (std::int64_t b = 0; b < batch; ++b) staged[b] = static_cast<std::int32_t>(1 + 100 * b + s);
         CHECK_CUDA(cudaMemcpyAsync(seqlens, staged, batch * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream));
+        CHECK_CUDA(cudaEventRecord(copied, stream));
         CHECK_CUDA(cudaGraphLaunch(step, stream));
         if (s % 50 == 0 || s == steps - 1) {
             CHECK_CUDA(cudaMemcpyAsync(first.data(), out, first.size() * 2, cudaMemcpyDeviceToHost, stream));
@@ -117,6 +122,7 @@ int main() {
     CHECK_CUDA(cudaStreamSynchronize(stream));
     cudaGraphExecDestroy(step);
     cudaGraphDestroy(graph);
+    cudaEventDestroy(copied);
     cudaFreeHost(staged);
     cudaStreamDestroy(stream);
     for (void* p : {q, out, k, v, workspace, static_cast<void*>(lse), static_cast<void*>(block_table), static_cast<void*>(seqlens)}) cudaFree(p);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/problem.hpp"
+#include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 
 namespace leanattn::testing {

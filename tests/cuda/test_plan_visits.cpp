@@ -8,6 +8,7 @@
 #include "../core/random_problems.hpp"
 #include "core/schedule.hpp"
 #include "core/walker.hpp"
+#include "cuda/decode.hpp"
 #include "cuda/plan_visits.cuh"
 
 using namespace leanattn;
