@@ -110,8 +110,9 @@ int run_case(const Args& args, std::ostream* out_override) {
     const bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
     if (help || args.empty() || (args[0] != "validate" && args[0] != "bench")) {
         if (help) {
-            commit_output("", "usage: leanattn cuda validate|bench [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
-                         "                [--block-size N] [--seed N] [--lengths device|host|staged] [--repeat N] [--trace FILE]\n\n"
+            commit_output("", "usage: leanattn cuda validate [problem flags] [--dtype fp16|bf16] [--layout padded|token-major|paged|ragged]\n"
+                         "                [--block-size N] [--seed N] [--lengths device|host|staged]\n"
+                         "       leanattn cuda bench    (the same flags) [--repeat N] [--trace FILE] [--shapes FILE]\n\n"
                          "  validate  run every strategy on this GPU and check it against a float64 reference (exit 1 over tolerance)\n"
                          "  bench     time every strategy (CUDA-graph replays after an L2 flush) against the memory floor\n\n"
                          "leanattn cuda validate --help and leanattn cuda bench --help list the flags.\n");
@@ -122,6 +123,7 @@ int run_case(const Args& args, std::ostream* out_override) {
     const bool validate = args[0] == "validate";
     ProblemFlags flags;
     flags.strategy = "all";
+    flags.device_default_shown = "this GPU's file, else h100-sxm";
     std::string dtype = "fp16", layout = "padded", block_size = "16", seed = "1", repeat = "100", trace, lengths = "device";
     po::options_description desc("flags");
     add_problem_flags(desc, flags, "text|json", true);

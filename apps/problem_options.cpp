@@ -71,7 +71,8 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
     const std::string strategies = std::string(allow_all ? "stream-k|fixed-split|no-split|auto|all" : "stream-k|fixed-split|no-split|auto") +
                                    ": auto plays each on the device's kernel model and keeps the fastest (docs/calibration.md)";
     desc.add_options()
-        ("device", po::value(&f.device)->default_value(f.device), "GPU: a name from `leanattn devices`, or a device .json file")
+        ("device", po::value(&f.device)->default_value(f.device, f.device_default_shown.empty() ? f.device : f.device_default_shown),
+         "GPU: a name from `leanattn devices`, or a device .json file")
         ("model", po::value(&f.model), "fill --heads/--kv-heads/--head-dim from a model (`leanattn models`); explicit flags win")
         ("batch", po::value(&f.batch)->default_value(f.batch), "requests in the batch")
         ("heads", po::value(&f.heads)->default_value(f.heads), "query heads")

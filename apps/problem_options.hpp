@@ -25,6 +25,7 @@ namespace po = boost::program_options;
 
 struct ProblemFlags {
     std::string device = "h100-sxm";
+    std::string device_default_shown;  // --help's text for --device's default where it is not `device` (cuda: this GPU's file)
     std::string model;
     std::string batch = "1";
     std::string heads = "32";
