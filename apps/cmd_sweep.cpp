@@ -82,6 +82,13 @@ int sweep_main(const Args& args) {
         return exit_ok;
     }
     options.input = resolve_problem(flags, vm, formats, true);
+    const std::vector<Strategy>& strategies = options.input.strategies;
+    const auto sweeps = [&](Strategy s) { return std::find(strategies.begin(), strategies.end(), s) != strategies.end(); };
+    if (options.input.format == "svg" && !(sweeps(Strategy::stream_k) && (sweeps(Strategy::fixed_split) || sweeps(Strategy::no_split)))) {
+        throw InputError("--format svg --strategy " + flags.strategy,
+                         "the picture is stream-k's speedup over the baselines: sweep with --strategy all, the default, or auto; "
+                         "text, csv and json give one strategy's times");
+    }
     options.values = parse_sweep_values(values);
     options.progress = vm.count("no-progress") == 0;
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});

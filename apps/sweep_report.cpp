@@ -59,8 +59,12 @@ void write_sweep_text(std::ostream& out, const SweepReport& report) {
         }
     }
     const bool chosen = any_choice(report);
+    // The speedups need stream-k and a baseline: a sweep of one strategy prints its times alone.
+    const bool speedups = std::any_of(report.rows.begin(), report.rows.end(), [](const sim::SweepRow& row) {
+        return row.speedup_over(Strategy::fixed_split) > 0.0 || row.speedup_over(Strategy::no_split) > 0.0;
+    });
     if (chosen) out << "          auto_us";
-    out << "      LA/FD     LA/FA2" << (chosen ? "  auto's plan" : "") << "\n";
+    out << (speedups ? "      LA/FD     LA/FA2" : "") << (chosen ? "  auto's plan" : "") << "\n";
     for (const sim::SweepRow& row : report.rows) {
         std::snprintf(line, sizeof line, "%12lld", static_cast<long long>(row.value));
         out << line;
@@ -70,7 +74,7 @@ void write_sweep_text(std::ostream& out, const SweepReport& report) {
         }
         if (chosen) out << (row.chosen ? number(row.chosen->result.makespan_ns / 1e3, " %16.1f") : std::string(17, ' '));
         const double fd = row.speedup_over(Strategy::fixed_split), fa2 = row.speedup_over(Strategy::no_split);
-        out << "  " << (fd > 0 ? number(fd, "%8.2fx") : "        -") << "  " << (fa2 > 0 ? number(fa2, "%8.2fx") : "        -");
+        if (speedups) out << "  " << (fd > 0 ? number(fd, "%8.2fx") : "        -") << "  " << (fa2 > 0 ? number(fa2, "%8.2fx") : "        -");
         if (row.chosen) out << "  " << chosen_plan(*row.chosen);
         out << "\n";
     }

@@ -119,6 +119,13 @@ TEST_CASE("a model fills the head shape and explicit flags win") {
     CHECK_THAT(bad.err, Catch::Contains("--heads 12") && Catch::Contains("llama-3-70b has 8 KV heads"));
 }
 
+TEST_CASE("a sweep of one strategy prints its times, without speedup columns it has no baseline for") {
+    const auto one = run_leanattn("sweep --vary ctx --values 1k,4k --strategy no-split");
+    REQUIRE(one.exit_code == 0);
+    CHECK_THAT(one.out, Catch::Contains("no-split_us") && !Catch::Contains("LA/FD") && !Catch::Contains(" - "));
+    CHECK_THAT(run_leanattn("sweep --vary ctx --values 1k,4k").out, Catch::Contains("LA/FD") && Catch::Contains("LA/FA2"));
+}
+
 TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
     const std::pair<const char*, const char*> cases[] = {
         {"schedule --batch 0", "--batch"},
@@ -138,6 +145,7 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         {"schedule --splits 4", "--splits"},
         {"schedule --strategy no-split --splits 2", "--splits"},
         {"schedule --strategy bogus", "--strategy"},
+        {"sweep --vary ctx --values 1k,4k --strategy no-split --format svg", "--format svg"},
         {"schedule --format pdf", "--format"},
         {"schedule --no-such-flag", "no-such-flag"},
         {"schedule --grid 1000 --device paper-5sm --ctx 100000 --stream-k-rule paper", "deadlock"},
