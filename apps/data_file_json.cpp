@@ -1,5 +1,6 @@
 #include "data_file_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -35,6 +36,7 @@ json parse_strict(const std::string& text, const Source& source) {
 }
 
 const json& key(const json& j, const char* name, const Source& source) {
+    source.known.insert(name);
     if (!j.contains(name)) source.refuse(std::string("missing key \"") + name + "\"");
     return j.at(name);
 }
@@ -65,14 +67,19 @@ double finite_number(const json& j, const char* name, const Source& source) {
     return v.get<double>();
 }
 
+bool has(const json& j, const char* name, const Source& source) {
+    source.known.insert(name);
+    return j.contains(name);
+}
+
 std::string optional_text(const json& j, const char* name, const Source& source) {
-    if (!j.contains(name)) return {};
+    if (!has(j, name, source)) return {};
     return text_field(j, name, source);
 }
 
 std::vector<std::string> optional_text_list(const json& j, const char* name, const Source& source) {
     std::vector<std::string> out;
-    if (!j.contains(name)) return out;
+    if (!has(j, name, source)) return out;
     const json& v = key(j, name, source);
     if (!v.is_array()) source.refuse(std::string("\"") + name + "\" must be an array of strings");
     for (const json& item : v) {
@@ -92,6 +99,40 @@ void read_names(const json& j, const Source& source, std::string& name, std::str
     name = text_field(j, "name", source);
     if (name.empty()) source.refuse("\"name\" must not be empty");
     description = optional_text(j, "description", source);
+}
+
+namespace {
+
+// Levenshtein distance: how many single-letter edits make `a` into `b`.
+std::size_t edits(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t k = 0; k <= b.size(); ++k) row[k] = k;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t k = 1; k <= b.size(); ++k) {
+            const std::size_t above = row[k];
+            row[k] = std::min({row[k] + 1, row[k - 1] + 1, diagonal + (a[i - 1] == b[k - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+void refuse_unknown_keys(const json& j, const Source& source) {
+    for (const auto& item : j.items()) {
+        const std::string& name = item.key();
+        if (source.known.count(name) != 0) continue;
+        std::string nearest;
+        std::size_t best = name.size() / 3 + 1;  // a likelier typo than a different key
+        for (const std::string& known : source.known) {
+            if (const std::size_t e = edits(name, known); e <= best && (nearest.empty() || e < best)) nearest = known, best = e;
+        }
+        source.refuse("unknown key \"" + name + "\"" + (nearest.empty() ? std::string(": data/") + source.parameter + "s/README.md lists the keys"
+                                                                           : "; did you mean \"" + nearest + "\"?"));
+    }
 }
 
 }  // namespace leanattn::app::data_file

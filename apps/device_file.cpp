@@ -36,11 +36,13 @@ DeviceSpec device_from_text(const std::string& text, const std::string& file) {
     t.flag_wait_ns = finite_number(j, "flag_wait_ns", source);
     t.reduce_per_partial_ns = finite_number(j, "reduce_per_partial_ns", source);
     t.launch_overhead_ns = finite_number(j, "launch_overhead_ns", source);
-    if (j.contains("row_block_reread")) t.row_block_reread = finite_number(j, "row_block_reread", source);
-    if (j.contains("copy_bandwidth_gb_per_s")) d.copy_bandwidth_gb_per_s = finite_number(j, "copy_bandwidth_gb_per_s", source);
+    // Optional, 1 where absent (data/devices/README.md): a GPU whose L2 sharing nobody measured reads every block in full.
+    t.row_block_reread = has(j, "row_block_reread", source) ? finite_number(j, "row_block_reread", source) : 1.0;
+    if (has(j, "copy_bandwidth_gb_per_s", source)) d.copy_bandwidth_gb_per_s = finite_number(j, "copy_bandwidth_gb_per_s", source);
     d.kernel_model = optional_text(j, "kernel", source);
     d.kernel_model_host_lengths = optional_text(j, "kernel_host_lengths", source);
     d.cuda_names = optional_text_list(j, "cuda_names", source);
+    refuse_unknown_keys(j, source);
     try {
         check_device(d);  // the ranges every device must keep, named by the file's keys
     } catch (const InputError& e) {
@@ -61,8 +63,9 @@ ModelShape model_from_text(const std::string& text, const std::string& file) {
     if (m.q_heads % m.kv_heads != 0) {
         source.refuse("\"q_heads\" " + std::to_string(m.q_heads) + " is not a multiple of \"kv_heads\" " + std::to_string(m.kv_heads));
     }
-    m.hidden_size = j.contains("hidden_size") ? positive_integer(j, "hidden_size", source) : saturating::mul(m.q_heads, m.head_dim);
-    m.layers = j.contains("layers") ? positive_integer(j, "layers", source) : 0;
+    m.hidden_size = has(j, "hidden_size", source) ? positive_integer(j, "hidden_size", source) : saturating::mul(m.q_heads, m.head_dim);
+    m.layers = has(j, "layers", source) ? positive_integer(j, "layers", source) : 0;
+    refuse_unknown_keys(j, source);
     return m;
 }
 

@@ -59,16 +59,16 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     k.tensor_core_rows_min = positive_integer(j, "tensor_core_rows_min", source);
     for (const NumberField& f : number_fields) k.*f.member = finite_number(j, f.key, source);
     // Optional: files fitted before row blocks have no re-reads to describe, and those before kernel v20 one reduce CTA per output.
-    if (j.contains("reread_fraction")) k.reread_fraction = finite_number(j, "reread_fraction", source);
+    if (has(j, "reread_fraction", source)) k.reread_fraction = finite_number(j, "reread_fraction", source);
     // Optional: files fitted before it (2026-11-27) do not age the L2.
-    if (j.contains("reread_lag_mb")) k.reread_lag_mb = finite_number(j, "reread_lag_mb", source);
+    if (has(j, "reread_lag_mb", source)) k.reread_lag_mb = finite_number(j, "reread_lag_mb", source);
     // Optional: files fitted before the drain term (2026-11-26) have none.
-    if (j.contains("compute_drain_tokens")) k.compute_drain_tokens = finite_number(j, "compute_drain_tokens", source);
+    if (has(j, "compute_drain_tokens", source)) k.compute_drain_tokens = finite_number(j, "compute_drain_tokens", source);
     // Optional: files fitted before the idle SMs' bandwidth term (2026-11-26) have none.
-    if (j.contains("idle_sms_bandwidth_loss")) k.idle_sms_bandwidth_loss = finite_number(j, "idle_sms_bandwidth_loss", source);
+    if (has(j, "idle_sms_bandwidth_loss", source)) k.idle_sms_bandwidth_loss = finite_number(j, "idle_sms_bandwidth_loss", source);
     // Optional: files fitted before it (2026-11-27) read narrow plans with every SM's bytes in flight.
-    if (j.contains("narrow_in_flight_fraction")) k.narrow_in_flight_fraction = finite_number(j, "narrow_in_flight_fraction", source);
-    if (j.contains("reduce_values_per_cta")) {
+    if (has(j, "narrow_in_flight_fraction", source)) k.narrow_in_flight_fraction = finite_number(j, "narrow_in_flight_fraction", source);
+    if (has(j, "reduce_values_per_cta", source)) {
         const json& per_cta = j["reduce_values_per_cta"];
         if (!per_cta.is_number_integer() || per_cta.get<std::int64_t>() < 0) source.refuse("\"reduce_values_per_cta\" must be an integer >= 0 (0: one reduce CTA per output)");
         k.reduce_values_per_cta = per_cta.get<std::int64_t>();
@@ -90,6 +90,7 @@ KernelModel kernel_from_text(const std::string& text, const std::string& file) {
     else if (merge == "all_at_once") k.merge = sim::MergeOrder::all_at_once;
     else if (merge == "shared") k.merge = sim::MergeOrder::shared;
     else source.refuse("\"merge\" must be \"serial\", \"all_at_once\" or \"shared\"");
+    refuse_unknown_keys(j, source);
     try {
         sim::check_kernel_model(k);
     } catch (const InputError& e) {

@@ -248,6 +248,16 @@ TEST_CASE("a malformed device file is refused, naming the file and what is wrong
     r = run_leanattn("schedule --strategy auto --device " + path);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("its \"kernel\" no-such-kernel") && Catch::Contains("unknown kernel") && !Catch::Contains("--kernel"));
+    // A misspelt key would leave its default in place without a word: refused, the nearest known key named; any
+    // other key not of the format is refused too.
+    h100_with("\"row_block_reread\"", "\"row_blok_reread\"");
+    r = run_leanattn("schedule --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("unknown key \"row_blok_reread\"; did you mean \"row_block_reread\"?"));
+    h100_with("\"sms\": 132,", "\"sms\": 132, \"notes\": \"mine\",");
+    r = run_leanattn("schedule --device " + path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("unknown key \"notes\": data/devices/README.md lists the keys"));
     std::remove(path.c_str());
 }
 
