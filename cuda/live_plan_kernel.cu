@@ -1,5 +1,6 @@
 #include "live_plan_kernel.hpp"
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/live_plan.hpp"
@@ -29,6 +30,9 @@ struct LivePlanArgs {
     std::int64_t* request_offset;  // (batch + 1)
     std::int32_t* flags;           // (flag_count)
     std::int64_t flag_count;
+    HeadTensor out;                // fp16 or bf16: zero is all bits clear in either
+    LseTensor lse;                 // data null: none
+    std::int64_t q_len, q_heads, head_dim;
 };
 
 // The maximum of `value` over the block, returned to thread 0 (the others get a partial one): a shuffle
@@ -46,6 +50,26 @@ __device__ std::int64_t max_for_thread0(std::int64_t value, std::int64_t* warp_v
         for (int w = 0; w < prologue_warps; ++w) value = warp_value[w] > value ? warp_value[w] : value;
     }
     return value;
+}
+
+// The rows of the requests of [first, first + prologue_threads) that hold no token (a padded batch's empty slots),
+// which no CTA of the decode kernel visits: out 0 and lse −∞, as the kernel writes a row that sees no token (a
+// request shorter than q_len), not whatever the buffers held. The whole block writes each such request's rows.
+__device__ void clear_empty_requests(const LivePlanArgs& a, std::int64_t first) {
+    const std::int64_t last = first + prologue_threads < a.batch ? first + prologue_threads : a.batch;
+    const std::int64_t rows = a.q_len * a.q_heads;
+    for (std::int64_t b = first; b < last; ++b) {
+        if (tensors::live_tokens(a.kv, a.seqlens, b) != 0) continue;  // the same verdict in every thread
+        for (std::int64_t i = threadIdx.x; i < rows * a.head_dim; i += prologue_threads) {
+            const std::int64_t row = i / a.head_dim, token = row / a.q_heads, head = row % a.q_heads;
+            static_cast<std::uint16_t*>(a.out.data)[tensors::row_offset(a.out, b, token, head) + i % a.head_dim] = 0;
+        }
+        if (a.lse.data == nullptr) continue;
+        for (std::int64_t row = threadIdx.x; row < rows; row += prologue_threads) {
+            const std::int64_t token = row / a.q_heads, head = row % a.q_heads;
+            a.lse.data[b * a.lse.stride_batch + head * a.lse.stride_head + token * a.lse.stride_token] = -INFINITY;
+        }
+    }
 }
 
 // Requests go through in chunks of prologue_threads, one per thread. Within a chunk, request_offset is a block-wide
@@ -81,6 +105,7 @@ __global__ void __launch_bounds__(prologue_threads) live_plan_kernel(const LiveP
         }
         carry += chunk_total;
         __syncthreads();  // warp_value is rewritten by the next chunk (and by the maximum below)
+        if (__syncthreads_or(b < a.batch && tiles == 0)) clear_empty_requests(a, first);
     }
     longest = max_for_thread0(longest, warp_value);
     if (threadIdx.x == 0) {
@@ -152,6 +177,11 @@ void enqueue_live_plan(const PlanView& view, const Schedule& plan, const DecodeT
     a.request_offset = reinterpret_cast<std::int64_t*>(base + w.request_offset);
     a.flags = reinterpret_cast<std::int32_t*>(base + w.flags);
     a.flag_count = w.flag_count;
+    a.out = t.o;
+    a.lse = t.lse;
+    a.q_len = plan.problem.q_len;
+    a.q_heads = plan.problem.q_heads;
+    a.head_dim = plan.problem.head_dim;
     live_plan_kernel<<<1, prologue_threads, 0, stream>>>(a);
     check(cudaGetLastError(), "launch the live-plan prologue");
 }

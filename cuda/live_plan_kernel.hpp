@@ -1,7 +1,8 @@
 // live_plan_kernel.hpp — run()'s prologue: one CTA that reads cache_seqlens on the device and writes the
 // plan's live per-request arrays into the workspace (workspace.hpp), exactly what core's live_view computes
 // on the host, with the same functions (tiles_for, live_tokens, fixed_split_chunk, keeps_snap); it also
-// clears the peers' flags for the decode kernel that follows in stream order.
+// clears the peers' flags for the decode kernel that follows in stream order, and writes the rows of requests that
+// hold no token (out 0, lse −∞), which no CTA of that kernel visits.
 #pragma once
 
 #include <cuda_runtime_api.h>

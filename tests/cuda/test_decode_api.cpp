@@ -277,6 +277,53 @@ TEST_CASE("the traced kernel records every CTA and segment of the plan, on real 
     }
 }
 
+TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 0 and lse -inf, as rows that see no token do; the others their attention") {
+    if (!gpu_or_skip("the empty request test")) return;
+    Problem p = gpu_problem(8, 2, 128, {600, 900, 300, 700});
+    p.q_len = 2;
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::paged, 16, 3);
+    cuda::HostTensors host = tensors.to_host();
+    const cuda::Stream stream;
+    // Lengths as a device-path step takes them unchecked: 0, below zero (clamped to 0), 1 (its first row sees no token).
+    host.seqlens = {0, 900, -5, 1};
+    tensors.upload_inputs(host);
+    for (Strategy strategy : all_strategies) {
+        CAPTURE(strategy_name(strategy));
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        tensors.poison_outputs(stream.get());
+        cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+        stream.synchronize();
+        tensors.outputs_to_host(host);
+        const DecodeTensors h = host.view();
+        const ReferenceOutput ref = reference_attention(p, h);
+        double err = 0.0, norm = 0.0;
+        for (std::int64_t b = 0; b < p.batch; ++b) {
+            for (std::int64_t token = 0; token < p.q_len; ++token) {
+                const bool sees_none = tensors::live_tokens(h.kv, h.seqlens, b) - p.q_len + token + 1 <= 0;
+                for (std::int64_t head = 0; head < p.q_heads; ++head) {
+                    CAPTURE(b, token, head);
+                    const float lse = h.lse.data[b * h.lse.stride_batch + head * h.lse.stride_head + token * h.lse.stride_token];
+                    const std::int64_t at = tensors::row_offset(h.o, b, token, head);
+                    for (std::int64_t i = 0; i < p.head_dim; ++i) {
+                        const double o = element_to_float(DType::fp16, host.o.data() + (at + i) * 2);
+                        const double r = ref.o[static_cast<std::size_t>(((b * p.q_len + token) * p.q_heads + head) * p.head_dim + i)];
+                        if (sees_none) {
+                            REQUIRE(o == 0.0);
+                        } else {
+                            err += (o - r) * (o - r), norm += r * r;
+                        }
+                    }
+                    if (sees_none) CHECK((std::isinf(lse) && lse < 0));
+                    else CHECK(std::isfinite(lse));
+                }
+            }
+        }
+        CHECK(std::sqrt(err / norm) <= tolerance(DType::fp16));
+    }
+}
+
 TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skipped without touching out's bits") {
     if (!gpu_or_skip("the scale and LSE test")) return;
     const Problem p = gpu_problem(8, 8, 64, {3000, 70});
