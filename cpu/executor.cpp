@@ -136,7 +136,8 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
     if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(std::max_align_t) != 0) {
         throw InputError("workspace", "must be aligned to " + std::to_string(alignof(std::max_align_t)) + " bytes");
     }
-    if (workspace == nullptr || bytes < w.total) {
+    if (workspace == nullptr) throw InputError("workspace", "is NULL (allocate workspace_bytes(plan) bytes once, and pass them at every run)");
+    if (bytes < w.total) {
         throw InputError("workspace", "holds " + std::to_string(bytes) + " bytes; this plan needs " + std::to_string(w.total) + " (workspace_bytes)");
     }
     auto* base = static_cast<std::byte*>(workspace);

@@ -195,6 +195,12 @@ TEST_CASE("a plan made for other tensors is refused") {
     Problem other = p;
     other.ctx = {200};
     CHECK_THROWS_AS(execute(plan_for(other, test_device(4, 1), Strategy::stream_k), t, 2), InputError);
+    // No workspace at all, or a short one: said as such.
+    const Schedule plan = plan_for(p, test_device(4, 1), Strategy::stream_k);
+    std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+    CHECK_THROWS_WITH(cpu::run(plan, t.view(), nullptr, workspace.size(), 1), Catch::Contains("workspace") && Catch::Contains("is NULL"));
+    CHECK_THROWS_WITH(cpu::run(plan, t.view(), workspace.data(), workspace.size() - 1, 1),
+                      Catch::Contains("holds " + std::to_string(workspace.size() - 1) + " bytes; this plan needs " + std::to_string(workspace.size())));
 }
 
 TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
