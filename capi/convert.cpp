@@ -58,6 +58,11 @@ PlanOptions to_plan_options(const leanattn_plan_options* in) {
     o.strategy = to_strategy(in->strategy);
     o.splits = in->splits;
     o.grid = in->grid;
+    // As the CLI's --stream-k-rule and --snap: a stream-k option given to another strategy is refused, not dropped.
+    if ((in->stream_k_rule != nullptr || in->snap != 0) && o.strategy != Strategy::stream_k) {
+        throw InputError({{in->stream_k_rule != nullptr ? "stream_k_rule" : "snap", in->stream_k_rule != nullptr ? in->stream_k_rule : std::to_string(in->snap)}},
+                         "only applies to strategy \"stream-k\" or \"auto\"");
+    }
     if (in->stream_k_rule != nullptr) {
         const auto rule = parse_stream_k_rule(in->stream_k_rule);
         if (!rule) throw InputError({{"stream_k_rule", in->stream_k_rule}}, "expected aligned or paper");

@@ -79,7 +79,8 @@ typedef struct leanattn_plan_options {
                              with "auto" the file's SMs at its kernel model's CTAs per SM (weighed there). */
     int cuda_device;      /* CUDA plans: the GPU's ordinal, whose SMs the plan fills and where it runs */
     const char* stream_k_rule; /* stream-k: "aligned" (NULL: CTA boundaries snapped to outputs where that is
-                                  predicted cheaper) or "paper" (the published plan) */
+                                  predicted cheaper) or "paper" (the published plan); with another strategy
+                                  than "stream-k" or "auto", refused (as a non-zero snap is) */
     int64_t snap;         /* stream-k, aligned: force this snap distance in LeanTiles (experiments); 0: the
                              cost model's choice (snap 0 itself is the paper's plan: ask for "paper") */
     const char* lengths;  /* "auto": the kind of step the plan will mostly run, whose kernel model weighs the plans:

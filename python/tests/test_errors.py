@@ -120,3 +120,11 @@ def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
     raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 8]))  # not cache_seqlens
     out = plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9], dtype=torch.int32))
     assert torch.equal(out, plan.run(q, k, v, lengths, table))
+
+
+def test_a_stream_k_option_for_another_strategy_is_refused_not_dropped(case):
+    q, k, v, table, _ = case
+    raises(ValueError, 'stream_k_rule paper (only applies to strategy "stream-k" or "auto")',
+           lambda: leanattn.DecodePlan(q, k, v, table, strategy="fixed-split", stream_k_rule="paper"))
+    raises(ValueError, 'only applies to strategy "stream-k" or "auto"', lambda: leanattn.schedule(strategy="no-split", stream_k_rule="paper"))
+    leanattn.DecodePlan(q, k, v, table, strategy="stream-k", stream_k_rule="paper")  # where it applies, taken
