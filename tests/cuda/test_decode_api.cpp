@@ -277,7 +277,7 @@ TEST_CASE("the traced kernel records every CTA and segment of the plan, on real 
     }
 }
 
-TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 0 and lse -inf, as rows that see no token do; the others their attention") {
+TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 0 and lse -inf, as rows that see no token do, and the others their attention") {
     if (!gpu_or_skip("the empty request test")) return;
     Problem p = gpu_problem(8, 2, 128, {600, 900, 300, 700});
     p.q_len = 2;
