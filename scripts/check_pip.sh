@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `pip install .` as a user runs it: builds the wheel (scikit-build-core, pyproject.toml) into a fresh virtual
 # environment that sees the system's torch and pytest, then runs the package's tests against the installed copy,
-# from outside the sources, with no LEANATTN_* variables set.
+# from outside the sources, with no LEANATTN_* variables set; then `pip install -e .` (editable) over it.
 #   usage: check_pip.sh [PYTHON [PIP_INSTALL_OPTIONS…]]
 #   e.g.   check_pip.sh /usr/bin/python3 --config-settings=cmake.define.LEANATTN_CUDA=OFF     (what CI runs)
 # Exits 77 (ctest: skipped, with the reason) when the build backend cannot be fetched from the package index.
@@ -54,4 +54,17 @@ import json, sys
 made, golden = (json.load(open(path)) for path in sys.argv[1:])
 assert made == golden, f"leanattn schedule from the wheel differs from the golden Figure 1: {made} != {golden}"
 print("the wheel's leanattn command: Figure 1 as the golden file has it")
+PY
+# Editable (`pip install -e .`, the same build folder: nothing recompiles): the modules are the sources', the library
+# the one built for the environment, not a build tree's.
+"${pip[@]}" install --no-deps --config-settings=build-dir="$root/build-wheel/check-pip" "$@" -e "$root" >"$work/editable.log" 2>&1 ||
+  { cat "$work/editable.log" >&2; echo "check_pip: pip install -e failed" >&2; exit 1; }
+"$work/venv/bin/python" - "$root" "$work/venv" <<'PY'
+import pathlib, sys, torch, leanattn
+root, venv = (pathlib.Path(p).resolve() for p in sys.argv[1:])
+assert pathlib.Path(leanattn.__file__).resolve().is_relative_to(root / "python"), leanattn.__file__
+assert leanattn.library_path.is_relative_to(venv), leanattn.library_path
+q, k = torch.randn(1, 1, 4, 32), torch.randn(1, 50, 2, 32)
+assert torch.isfinite(leanattn.decode(q, k, k, torch.tensor([50], dtype=torch.int32))).all()
+print("pip install -e: the sources' modules, the environment's library")
 PY

@@ -6,12 +6,15 @@ dtype, which every PyTorch has, so the same package runs on a GPU machine's PyTo
 import ctypes
 import os
 import pathlib
+import sys
 
 _HERE = pathlib.Path(__file__).resolve().parent
-# Where libleanattn.so may be: $LEANATTN_LIBRARY; beside the package (`pip install .`); an installed tree
-# (P/lib/python/leanattn → P/lib); a build tree next to the sources (python/leanattn → build/capi).
-_CANDIDATES = [
-    _HERE / "libleanattn.so",
+# The package's folders: this one, or under `pip install -e .` the environment's (which holds the library built for it)
+# and the sources' (which hold the modules).
+_PACKAGE_DIRS = [pathlib.Path(p).resolve() for p in getattr(sys.modules.get(__package__), "__path__", [])] or [_HERE]
+# Where libleanattn.so may be: $LEANATTN_LIBRARY; in a folder of the package (`pip install .`, or `pip install -e .`);
+# an installed tree (P/lib/python/leanattn → P/lib); a build tree next to the sources (python/leanattn → build/capi).
+_CANDIDATES = [d / "libleanattn.so" for d in _PACKAGE_DIRS] + [
     _HERE.parent.parent / "libleanattn.so",
     _HERE.parent.parent / "build" / "capi" / "libleanattn.so",
 ]
