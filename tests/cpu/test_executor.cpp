@@ -185,7 +185,7 @@ TEST_CASE("every cache layout gives the padded cache's bits: the layout changes 
     }
 }
 
-TEST_CASE("a plan made for other tensors is refused") {
+TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a short one, and a bad softmax_scale") {
     Problem p;
     p.q_heads = p.kv_heads = 2;
     p.head_dim = 16;
@@ -201,6 +201,13 @@ TEST_CASE("a plan made for other tensors is refused") {
     CHECK_THROWS_WITH(cpu::run(plan, t.view(), nullptr, workspace.size(), 1), Catch::Contains("workspace") && Catch::Contains("is NULL"));
     CHECK_THROWS_WITH(cpu::run(plan, t.view(), workspace.data(), workspace.size() - 1, 1),
                       Catch::Contains("holds " + std::to_string(workspace.size() - 1) + " bytes; this plan needs " + std::to_string(workspace.size())));
+    // A softmax_scale that is negative or not finite (0: 1/sqrt(head_dim)).
+    t.fill_random(3);
+    for (const float scale : {-0.5f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+        DecodeTensors view = t.view();
+        view.softmax_scale = scale;
+        CHECK_THROWS_WITH(cpu::run(plan, view, workspace.data(), workspace.size(), 1), Catch::Contains("softmax_scale"));
+    }
 }
 
 TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
@@ -238,23 +245,6 @@ TEST_CASE("two runs at once on one workspace: the second is refused, the first c
     t.poison_outputs();
     CHECK_NOTHROW(cpu::run(plan, t.view(), workspace.data(), workspace.size(), 2));
     CHECK(compare_to_reference(p, t.view(), ref).rel_l2 < 1e-3);
-}
-
-TEST_CASE("a softmax_scale that is negative or not finite is refused, naming it") {
-    Problem p;
-    p.q_heads = p.kv_heads = 2;
-    p.head_dim = 16;
-    p.tile = 16;
-    p.ctx = {100};
-    cpu::HostTensors t(p, DType::fp32, CacheLayout::padded);
-    t.fill_random(3);
-    const Schedule plan = plan_for(p, test_device(4, 1), Strategy::stream_k);
-    std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
-    for (const float scale : {-0.5f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
-        DecodeTensors view = t.view();
-        view.softmax_scale = scale;
-        CHECK_THROWS_WITH(cpu::run(plan, view, workspace.data(), workspace.size(), 1), Catch::Contains("softmax_scale"));
-    }
 }
 
 TEST_CASE("row blocks (a KV head's rows cut over several output tiles) match float64 under every strategy, and give one tile's bits under no-split") {
