@@ -52,7 +52,7 @@ void write_simulation_text(std::ostream& out, const SimulationReport& report) {
     for (const sim::SimResult& r : report.results) {
         if (r.strategy == Strategy::fixed_split) out << "\nfixed-split: " << r.splits << " split" << (r.splits == 1 ? "" : "s") << " per output";
     }
-    out << "\noccupancy = busy SM-time / (SMs x makespan); idle = no CTA on the SM; waiting = a host waiting for peers;\n"
+    out << "\noccupancy = SM-time computing or reducing / (SMs x makespan); idle = no CTA on the SM; waiting = a host waiting for peers;\n"
            "reduction = SM-time spent only because outputs were split (partials, merges, waits, reduce launch).\n";
 }
 
