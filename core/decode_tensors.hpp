@@ -13,8 +13,9 @@
 //     ragged   every request's tokens back to back (the paper's unpadded batch): request b's token t is
 //              row cu_seqlens[b] + t of a (kv_heads, total, d) or (total, kv_heads, d) tensor
 //   seqlens  (batch) int32: tokens of each request, the q_len new ones included
-// Output tile o = b · kv_heads + h holds rows r = 0 … group·q_len − 1: query head h·group + r / q_len,
-// query token r mod q_len, which sees the first seqlen − q_len + (r mod q_len) + 1 tokens (causal).
+// KV head h of request b holds rows r = 0 … group·q_len − 1: query head h·group + r / q_len, query token r mod q_len,
+// which sees the first seqlen − q_len + (r mod q_len) + 1 tokens (causal); they lie in output tiles (b · kv_heads + h)
+// · row_blocks + block, each of up to Problem::block_rows of them (problem.hpp).
 #pragma once
 
 #include <cstdint>
@@ -140,7 +141,7 @@ LEANATTN_HD inline std::int64_t kv_run(const KvCacheView& kv, std::int64_t t, st
 LEANATTN_HD inline std::int64_t live_tokens(const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t b) {
     const std::int64_t room = kv.layout == KvLayout::ragged ? kv.cu_seqlens[b + 1] - kv.cu_seqlens[b] : kv.capacity;
     const std::int64_t n = seqlens[b];
-    return n < 0 ? 0 : (n > room ? room : n);
+    return n <= 0 || room <= 0 ? 0 : (n > room ? room : n);  // a decreasing cu_seqlens gives no room, not a negative one
 }
 
 }  // namespace tensors

@@ -1,7 +1,8 @@
 // problem.hpp — one decode-attention problem: shapes and per-request context lengths.
 //
 // Tensors it describes (GQA: q_heads = kv_heads × group):
-//   Q (batch, q_heads, q_len, head_dim)    K, V (batch, kv_heads, ctx[b], head_dim)    O like Q
+//   Q (batch, q_len, q_heads, head_dim)    K, V: ctx[b] tokens of kv_heads heads per request    O like Q
+//   (their layouts, strides and cache kinds: decode_tensors.hpp)
 // The query rows of one KV head are its group · q_len (query head, new token) pairs. An output tile is one
 // (request, KV head) pair holding all of them, so its keys and values are read once; where they are more
 // than one tile holds (tile_rows, default_tile_rows below), they are cut into row_blocks blocks of

@@ -22,7 +22,7 @@ namespace leanattn {
 struct PlanOptions {
     Strategy strategy = Strategy::stream_k;
     std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic
-    std::int64_t grid = 0;    // stream-k: 0 = min(resident CTAs, I); other values for experiments
+    std::int64_t grid = 0;    // stream-k: 0 = the rule's (paper: min(resident CTAs, I); aligned: its search, docs/planner.md); other values for experiments
     StreamKRule stream_k_rule = StreamKRule::aligned;  // stream-k: where CTA boundaries go (strategy.hpp)
     std::optional<std::int64_t> snap = std::nullopt;  // stream-k, aligned: this snap instead of the cost model's; experiments
 };

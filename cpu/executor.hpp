@@ -23,15 +23,17 @@ namespace leanattn::cpu {
 // thread creation fail (libgomp crashes, rather than fails, when it cannot make 100,000).
 inline constexpr int max_threads = 1024;
 
-// Bytes of workspace run() needs for `plan`: the live per-request arrays, one flag and one partial slot
-// per CTA.
+// Bytes of workspace run() needs for `plan`: a word marking it in use, the live per-request arrays, one flag and one
+// partial slot per CTA.
 std::size_t workspace_bytes(const Schedule& plan);
 
 // Runs one decode step of `plan` on `tensors` (host memory; writes O and, when present, the LSE) with
 // `threads` threads (0 = OpenMP's default, at most max_threads). Throws InputError, before writing anything,
-// when `threads` is out of range, the tensors do not fit the plan (core/tensor_checks.hpp: every length and block id is checked) or the workspace is too
-// small. Deterministic: the result is bitwise identical for any thread count, since every reduction
-// happens in the order the plan fixes.
+// when `threads` is out of range, the tensors do not fit the plan (core/tensor_checks.hpp: every length and block id is
+// checked), the workspace is NULL, too small or not aligned to alignof(std::max_align_t), or another run is using it at
+// this moment (runs at the same time need a workspace each; one plan may serve them all). An exception inside the
+// threads (std::bad_alloc) is rethrown after they stop. Deterministic: the result is bitwise identical for any thread
+// count, since every reduction happens in the order the plan fixes.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, int threads = 0);
 
 }  // namespace leanattn::cpu

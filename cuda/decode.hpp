@@ -17,8 +17,9 @@
 // (group · q_len) per KV head, cut into output tiles of Problem::tile_rows rows (16 unless asked otherwise; at most
 // max_q_rows(head_dim): 128, 64 at head dim 256), each tile reading its KV head's K and V; any
 // strided, paged (block size 1–256) or ragged cache whose pointers and strides are 16-byte aligned. Live
-// lengths must lie in [1, what the request's part of the cache holds]; out-of-range values are clamped on
-// the device (a length of 0 leaves that request's rows of out unwritten). Host-only header.
+// lengths must lie in [q_len, what the request's part of the cache holds]; out-of-range values are clamped on
+// the device into [0, that], so no length reads outside the cache, and a row that sees no token (a request shorter
+// than q_len, or of length 0: a padded batch's empty slot) gets out 0 and lse −∞. Host-only header.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -47,7 +48,8 @@ bool device_available(std::string* why = nullptr);
 
 // The current GPU as a DeviceSpec: its name, its SM count, and how many CTAs of the kernel that serves
 // `shape` fit on one SM (so that a stream-k plan's hosts only ever wait on co-resident CTAs). The planner's
-// cost fields come from `timing`. Throws InputError when check_supported does.
+// cost fields come from `timing` (by default the built-in figures, h100-sxm.json's). Throws InputError when
+// check_supported does, std::runtime_error where no GPU can be used (device_available says why).
 DeviceSpec live_device(const Problem& shape, DType dtype, const DeviceTiming& timing = {});
 
 // The current GPU's name as CUDA reports it (cudaDeviceProp::name, e.g. "NVIDIA H200"): what picks the device file
@@ -62,8 +64,9 @@ std::size_t workspace_bytes(const Schedule& plan);
 // one split, the reduce kernel. Throws InputError before enqueuing anything when the tensors do not fit the
 // plan (core/tensor_checks.hpp with host_readable = false, the shapes above, 16-byte alignment), the
 // workspace is missing or short, or the plan's grid exceeds what this GPU holds at once for the kernel
-// while its hosts wait inside the launch (a plan made for another GPU could deadlock). A CUDA error at
-// launch throws std::runtime_error.
+// while its hosts wait inside the launch (a plan made for another GPU could deadlock), or, for a plan of whole
+// outputs beyond it, the cache holds longer outputs than the plan was made for (cuda/run_checks.hpp says why).
+// A CUDA error at launch throws std::runtime_error.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
 // This step's lengths in host memory: seqlens (batch) int32, equal to tensors.seqlens' on the device; for a
@@ -80,7 +83,7 @@ struct HostLengths {
 // launch, not from tensors.seqlens, so a captured step replays only with the lengths it was made with. The
 // workspace's flags must be zero before its first step: zero the workspace once after allocating it (every
 // step, of either kind, leaves them zero). A plan whose CTAs or segments at these lengths exceed what one
-// launch holds (max_table_ctas, max_table_segments) runs as run() does.
+// launch's table holds runs as run() does, its lengths read on the device.
 void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
          cudaStream_t stream);
 
@@ -90,8 +93,8 @@ void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& 
 // returns); the captured run_staged launches kernels that read it there. On an H100 such a step took 1.01-1.07x a
 // host-lengths step's time and 0.86-0.97x a captured run()'s (bench/NOTES.md, v33); a copy made inside the graph would
 // cost ~9 us a replay, so stage_step refuses a capturing stream. stage_step checks what run() checks. A plan whose steps
-// may need more CTAs or segments than a table holds (stageable, step_table.hpp) stages nothing and runs as run() does,
-// its lengths read on the device. run_staged reads whatever was staged last: stage every step, on the replay's stream.
+// may need more CTAs or segments than a table holds stages nothing and runs as run() does, its lengths read on the
+// device. run_staged reads whatever was staged last: stage every step, on the replay's stream.
 void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,
                 cudaStream_t stream);
 void run_staged(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);

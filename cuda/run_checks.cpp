@@ -1,8 +1,11 @@
 #include "run_checks.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/input_error.hpp"
+#include "core/live_plan.hpp"
 #include "decode.hpp"
 #include "workspace.hpp"
 
@@ -29,6 +32,7 @@ void require_aligned(const char* parameter, const void* data, std::initializer_l
 std::int64_t max_q_rows(std::int64_t head_dim) { return largest_gpu_tile_rows(head_dim); }
 
 void check_supported(const Problem& p, DType dtype) {
+    check_problem(p);  // the rules below divide by its head counts
     if (dtype != DType::fp16 && dtype != DType::bf16) {
         throw InputError("q dtype " + std::string(dtype_name(dtype)), "the CUDA kernels take fp16 or bf16 tensors");
     }
@@ -75,10 +79,20 @@ void check_workspace(const Schedule& plan, const void* workspace, std::size_t by
     }
 }
 
-void check_residency(const Schedule& plan, std::int64_t sms, std::int64_t ctas_per_sm) {
+void check_residency(const Schedule& plan, const KvCacheView& kv, std::int64_t sms, std::int64_t ctas_per_sm) {
     if (!plan.fused_reduction()) return;
     const std::int64_t resident = sms * ctas_per_sm;
-    if (plan.grid <= resident || plan.whole_outputs()) return;  // whole outputs: no host ever waits
+    if (plan.grid <= resident) return;
+    if (plan.whole_outputs()) {  // no host waits while no output outgrows the longest the plan was made for
+        const std::vector<std::int64_t>& ctx = plan.problem.ctx;
+        const auto longest = std::max_element(ctx.begin(), ctx.end());
+        const std::int64_t tile = plan.problem.tile;
+        if (kv.layout == KvLayout::ragged || longest == ctx.end() || plan::tiles_for(kv.capacity, tile) <= plan::tiles_for(*longest, tile)) return;
+        throw InputError("k_cache", "holds " + std::to_string(kv.capacity) + " tokens per request, more than the " + std::to_string(*longest) +
+                                        " this plan was made for at most: its grid of " + std::to_string(plan.grid) + " CTAs exceeds the " +
+                                        std::to_string(resident) + " this GPU holds at once, safe only while every output stays whole, which "
+                                        "longer lengths could split; make the plan for the cache's capacity");
+    }
     throw InputError("plan", "its grid of " + std::to_string(plan.grid) + " CTAs (made for " + plan.device.name + ", " +
                                  std::to_string(plan.device.resident_ctas()) + " resident CTAs) exceeds the " + std::to_string(resident) +
                                  " this GPU holds at once for this kernel (" + std::to_string(sms) + " SMs x " + std::to_string(ctas_per_sm) +

@@ -23,7 +23,10 @@ void check_workspace(const Schedule& plan, const void* workspace, std::size_t by
 // all its CTAs can be resident at once on this GPU: grid ≤ SMs × CTAs of this kernel per SM. That is the
 // condition that holds for any live lengths: the plan was checked for co-residency at the lengths it was
 // made for, but shorter live lengths move CTA boundaries, so a grid beyond what is resident could make a
-// host wait on a CTA that never starts. Plans without a fused reduction never wait inside a launch.
-void check_residency(const Schedule& plan, std::int64_t sms, std::int64_t ctas_per_sm);
+// host wait on a CTA that never starts. Plans without a fused reduction never wait inside a launch. A grid beyond them
+// is let through only for a plan of whole outputs (Schedule::whole_outputs), which no host waits in while no live output
+// holds more LeanTiles than the longest it was made for: then a strided or paged cache `kv` must hold no more LeanTiles
+// per request than that (a ragged cache's parts, read on the device, are the caller's to keep within it).
+void check_residency(const Schedule& plan, const KvCacheView& kv, std::int64_t sms, std::int64_t ctas_per_sm);
 
 }  // namespace leanattn::cuda

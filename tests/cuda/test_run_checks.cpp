@@ -120,12 +120,42 @@ TEST_CASE("a stream-k plan runs only when its whole grid is resident at once on 
     p.ctx = {40000, 40000};  // 2 × 32 × 313 LeanTiles: enough for any grid here
     const Schedule stream_k = make_schedule(p, big, PlanOptions{.strategy = Strategy::stream_k});
     REQUIRE(stream_k.grid == 264);
-    CHECK_NOTHROW(cuda::check_residency(stream_k, 264, 1));
-    CHECK_NOTHROW(cuda::check_residency(stream_k, 132, 2));
-    CHECK_THROWS_WITH(cuda::check_residency(stream_k, 132, 1),
+    const KvCacheView kv = fake_views(p, CacheLayout::paged).kv;
+    CHECK_NOTHROW(cuda::check_residency(stream_k, kv, 264, 1));
+    CHECK_NOTHROW(cuda::check_residency(stream_k, kv, 132, 2));
+    CHECK_THROWS_WITH(cuda::check_residency(stream_k, kv, 132, 1),
                       Catch::StartsWith("plan (its grid of 264 CTAs (made for twice-the-gpu") && Catch::Contains("132 this GPU holds"));
     const Schedule fixed = make_schedule(p, big, PlanOptions{.strategy = Strategy::fixed_split});
     REQUIRE(fixed.grid > 132);
-    CHECK_NOTHROW(cuda::check_residency(fixed, 132, 1));
-    CHECK_NOTHROW(cuda::check_residency(make_schedule(p, big, PlanOptions{.strategy = Strategy::no_split}), 1, 1));
+    CHECK_NOTHROW(cuda::check_residency(fixed, kv, 132, 1));
+    CHECK_NOTHROW(cuda::check_residency(make_schedule(p, big, PlanOptions{.strategy = Strategy::no_split}), kv, 1, 1));
+}
+
+TEST_CASE("a plan of whole outputs beyond the resident CTAs runs only on a cache that holds no longer outputs than it was made for") {
+    DeviceSpec gpu;
+    gpu.sms = 132, gpu.ctas_per_sm = 1;
+    Problem p = shape(32, 32, 128);
+    p.ctx = {1000, 300};
+    const Schedule plan = make_schedule(p, gpu, PlanOptions{.grid = 64, .snap = 8});  // 8 LeanTiles: every output's whole
+    REQUIRE(plan.whole_outputs());
+    // On a GPU holding 32 CTAs at once: whole outputs need no co-residency while no output outgrows the longest
+    // planned (8 LeanTiles), whichever request it is.
+    for (const CacheLayout layout : {CacheLayout::padded, CacheLayout::paged, CacheLayout::ragged}) {
+        CAPTURE(cache_layout_name(layout));
+        KvCacheView kv = fake_views(p, layout).kv;  // a cache of the longest request's capacity (paged: rounded up to blocks)
+        CHECK_NOTHROW(cuda::check_residency(plan, kv, 32, 1));
+        kv.capacity = 1025;  // a ninth LeanTile
+        if (layout == CacheLayout::ragged) {
+            CHECK_NOTHROW(cuda::check_residency(plan, kv, 32, 1));  // its parts are read on the device: the caller's to keep
+        } else {
+            CHECK_THROWS_WITH(cuda::check_residency(plan, kv, 32, 1), Catch::StartsWith("k_cache (holds 1025 tokens per request, more than the 1000"));
+        }
+        CHECK_NOTHROW(cuda::check_residency(plan, kv, 64, 1));  // all resident: any lengths
+    }
+}
+
+TEST_CASE("check_supported refuses a malformed shape as InputError, before dividing by its head counts") {
+    Problem p = shape(32, 8, 128);
+    p.kv_heads = 0;
+    CHECK_THROWS_AS(cuda::check_supported(p, DType::fp16), InputError);
 }
