@@ -69,6 +69,12 @@ void check_problem(const Problem& p) {
     checked_mul(checked_mul(checked_mul(p.batch, p.q_heads, {named("batch", p.batch), named("q_heads", p.q_heads)}), p.q_len, {named("q_len", p.q_len)}),
                 p.head_dim, {named("head_dim", p.head_dim)});
     checked_mul(p.batch, p.kv_heads, {named("batch", p.batch), named("kv_heads", p.kv_heads)});
+    // Output tiles and LeanTiles (Σ outputs_per_request · ⌈ctx / tile⌉ ≤ outputs_per_request · (tokens / tile + batch)),
+    // which the planner counts in 64 bits: rows fit, as Q's elements do.
+    const std::vector<NamedValue> heads = {named("q_heads", p.q_heads), named("q_len", p.q_len), named("tile_rows", p.tile_rows)};
+    const std::int64_t per_request = checked_mul(p.kv_heads, p.row_blocks(), heads);
+    checked_mul(p.batch, per_request, heads);
+    checked_mul(per_request, tokens / p.tile + p.batch, {{"ctx", ""}, named("tile", p.tile)});
 }
 
 }  // namespace leanattn

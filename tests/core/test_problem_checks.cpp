@@ -48,6 +48,11 @@ TEST_CASE("each malformed problem is refused, naming its parameter") {
         p.head_dim = std::int64_t{1} << 22;  // 2^41 tokens × 2 kv-heads × 2^22 = 2^64 elements
         CHECK_THAT(refusal(p), Catch::Contains("overflow"));
     }
+    SECTION("output tiles times LeanTiles that overflow 64 bits, though every tensor's elements fit") {
+        p.batch = 1, p.ctx = {std::int64_t{1} << 20};
+        p.q_heads = std::int64_t{1} << 31, p.kv_heads = 1, p.q_len = std::int64_t{1} << 20, p.head_dim = 1, p.tile = 16;
+        CHECK_THAT(refusal(p), Catch::Contains("overflow"));  // 2^47 row blocks × 2^16 LeanTiles
+    }
     SECTION("context lengths whose sum overflows") {
         p.ctx = {INT64_MAX, INT64_MAX};
         CHECK_THAT(refusal(p), Catch::Contains("overflow"));
