@@ -19,6 +19,11 @@ quiet cmake -S "$root/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PR
 quiet cmake --build "$work/consumer"
 "$work/consumer/decode_cpp"
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/decode_c"
+# The C ABI alone, where none of the C++ API's dependencies can be found: find_package(leanattn COMPONENTS capi).
+quiet cmake -S "$root/examples/consumer" -B "$work/consumer-c" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${compilers[@]}" -DC_ABI_ONLY=ON \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenMP=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
+quiet cmake --build "$work/consumer-c"
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer-c/decode_c" >/dev/null
 "$work/prefix/bin/leanattn" schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1280 --format json >/dev/null  # finds its installed data/
 if python=$(command -v /usr/bin/python3) && "$python" -c "import torch" 2>/dev/null; then
   (cd "$work" && PYTHONPATH="$work/prefix/lib/python" "$python" -c "import leanattn; print('python', leanattn.__version__, leanattn.schedule(device='paper-5sm', heads=2, head_dim=64, ctx=1280)['grid'])")
