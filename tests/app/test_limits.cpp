@@ -72,24 +72,13 @@ Problem batch_of(std::int64_t batch, std::int64_t ctx) {
 
 std::vector<std::string> problem_args(const Problem& p) { return {"--batch", std::to_string(p.batch), "--ctx", std::to_string(p.ctx.front())}; }
 
-// Whether memory can be measured here at all: under AddressSanitizer (`./scripts/test.sh --asan`) the binary reserves
-// terabytes of shadow address space at start-up, so any address-space limit kills it first, and its allocator keeps
-// freed blocks in quarantine, so its peak RSS says nothing about the program's.
-bool memory_measurable(const char* what) {
-#if defined(__SANITIZE_ADDRESS__)
-    WARN("skipped under AddressSanitizer: " << what << " (its shadow memory and quarantine are what would be measured)");
-    return false;
-#else
-    (void)what;
-    return true;
-#endif
-}
-
-// Whether a run's time can be held to the work estimate (steps of about a nanosecond of one core): not under the
-// sanitizers, whose checks make every step several times slower.
-bool time_measurable(const char* what) {
+// Whether a run's memory and time can be held to their estimates here: not under a sanitizer. AddressSanitizer
+// (`./scripts/test.sh --asan`) reserves terabytes of shadow address space at start-up, so any address-space limit kills
+// the binary first, and keeps freed blocks in quarantine, so its peak RSS says nothing about the program's; its checks
+// (and ThreadSanitizer's) make every step several times slower.
+bool measurable(const char* what) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    WARN("skipped under a sanitizer: " << what << " (its checks are what would be timed)");
+    WARN("skipped under a sanitizer: " << what << " (its shadow memory, quarantine and checks are what would be measured)");
     return false;
 #else
     (void)what;
@@ -119,7 +108,7 @@ TEST_CASE("schedule: an estimate just under --max-memory runs, one byte over is 
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::StartsWith("error: --batch 20000 --kv-heads 32") && Catch::Contains("--max-memory"));
     CHECK(refused.seconds < 0.1);
-    if (!memory_measurable("the peak RSS of a refused and an allowed run")) return;
+    if (!measurable("the peak RSS of a refused and an allowed run")) return;
     CHECK(refused.peak_rss_bytes < baseline_bytes);
     CHECK(ran.peak_rss_bytes > refused.peak_rss_bytes + (16 << 20));  // the run did allocate what the refusal did not
 }
@@ -149,7 +138,7 @@ TEST_CASE("auto refuses at once a problem too large to weigh, before it plans an
     CHECK(cost.work < std::int64_t{10} * 1000 * 1000 * 1000);  // ten seconds of one core
     const Measured ran = measure({"schedule", "--batch", "32768", "--heads", "8", "--ctx", "1000", "--strategy", "auto", "--format", "json"});
     CHECK(ran.exit_code == 0);
-    if (memory_measurable("auto's peak memory against its estimate")) CHECK(ran.peak_rss_bytes <= cost.bytes + baseline_bytes + (64 << 20));
+    if (measurable("auto's peak memory against its estimate")) CHECK(ran.peak_rss_bytes <= cost.bytes + baseline_bytes + (64 << 20));
 }
 
 TEST_CASE("simulate: an estimate just under --max-work runs, one step over is refused at once") {
@@ -167,13 +156,13 @@ TEST_CASE("simulate: an estimate just under --max-work runs, one step over is re
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::Contains("--max-work"));
     CHECK(refused.seconds < 0.1);
-    if (time_measurable("the simulation's time against its work estimate")) {
+    if (measurable("the simulation's time against its work estimate")) {
         CHECK(ran.seconds < static_cast<double>(cost.work) / 1e9 + 0.5);  // the work estimate is an upper bound of the time
     }
 }
 
 TEST_CASE("the memory estimate is an upper bound of the peak RSS, for the plans, simulations and reports of every kind") {
-    if (!memory_measurable("the peak RSS of plans, simulations and reports against their estimates")) return;
+    if (!measurable("the peak RSS of plans, simulations and reports against their estimates")) return;
     const std::vector<std::vector<std::string>> runs = {
         {"schedule", "--batch", "20000", "--ctx", "1000", "--format", "json"},
         {"schedule", "--batch", "2000", "--ctx", "100000", "--strategy", "fixed-split", "--splits", "40"},
@@ -208,7 +197,7 @@ TEST_CASE("the memory estimate is an upper bound of the peak RSS, for the plans,
 TEST_CASE("cpu: threads whose stacks exceed the address space are refused with a message, not by the OpenMP runtime") {
     // 1,024 worker stacks of at least 2 MiB each cannot fit 2 GB: libgomp would exit 1 ("Thread creation failed")
     // once the run began, so the estimate counts each thread's stack and refuses it first.
-    if (!memory_measurable("threads under an address-space limit")) return;
+    if (!measurable("threads under an address-space limit")) return;
     const Measured refused = measure({"cpu", "--heads", "1", "--ctx", "100", "--threads", "1024", "--no-read-bandwidth"}, std::int64_t{2} << 30);
     CAPTURE(refused.err);
     CHECK(refused.exit_code == 2);
@@ -223,7 +212,7 @@ TEST_CASE("cpu: threads whose stacks exceed the address space are refused with a
 TEST_CASE("schedule --format json that runs out of memory past raised limits says so and exits 3, instead of aborting") {
     // The report was one JSON document, whose destruction while the error unwound allocated and ended the process
     // (SIGABRT); it is now written a CTA at a time. 480,000 CTAs' text does not fit 400 MB of address space.
-    if (!memory_measurable("running out of an address-space limit")) return;
+    if (!measurable("running out of an address-space limit")) return;
     const Measured m = measure({"schedule", "--batch", "60000", "--heads", "8", "--ctx", "1000", "--strategy", "no-split", "--format", "json",
                                 "--max-memory", "100G", "-o", "/dev/null"},
                                std::int64_t{400} << 20);
