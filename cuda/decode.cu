@@ -118,6 +118,9 @@ void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKer
     if (plan.launches > 1) launch(kernels.set.reduce, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
 }
 
+// Does nothing and is never launched: whether this build holds code the current GPU runs (cudaFuncGetAttributes).
+__global__ void code_probe() {}
+
 // "13.0" from CUDA's 13000.
 std::string cuda_version_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
 
@@ -126,7 +129,21 @@ std::string cuda_version_text(int version) { return std::to_string(version / 100
 bool device_available(std::string* why) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status == cudaSuccess && count > 0) return true;
+    if (status == cudaSuccess && count > 0) {
+        cudaFuncAttributes attributes{};
+        const cudaError_t code = cudaFuncGetAttributes(&attributes, code_probe);
+        if (code == cudaSuccess) return true;
+        (void)cudaGetLastError();
+        if (why == nullptr) return false;
+        int device = 0;
+        cudaDeviceProp prop{};
+        const bool named = cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess;
+        *why = code != cudaErrorNoKernelImageForDevice || !named
+                   ? std::string(cudaGetErrorString(code))
+                   : std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+                         ") runs none of this build's kernels, built for CUDA architectures " LEANATTN_CUDA_ARCHITECTURES;
+        return false;
+    }
     if (why == nullptr) return false;
     // Without a driver the runtime reports an "insufficient" one: say which of the two it is.
     int driver = 0, runtime = 0;

@@ -43,7 +43,7 @@ inline constexpr std::int64_t max_kv_head_rows = 1024;
 std::int64_t max_q_rows(std::int64_t head_dim);
 
 // True when a CUDA device can be used; otherwise `why` says what is missing (no driver, a driver older than the
-// runtime, no GPU).
+// runtime, no GPU, or a GPU this build has no code for: older than the architectures it was built for).
 bool device_available(std::string* why = nullptr);
 
 // The current GPU as a DeviceSpec: its name, its SM count, and how many CTAs of the kernel that serves
