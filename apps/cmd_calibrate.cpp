@@ -181,6 +181,10 @@ int calibrate_main(const Args& args) {
     if (measured.empty() && checks.empty()) throw InputError("leanattn calibrate", "needs --measured (fit), --check (with --kernel) or --predict; see --help");
     if (measured.empty() && kernel_name.empty()) throw InputError("--check", "needs --kernel (the model to check) or --measured (a fit to check)");
     if (!measured.empty() && output.empty()) throw InputError("--measured", "needs -o FILE for the fitted kernel model");
+    if (measured.empty() && !output.empty()) {
+        throw InputError("-o " + output, "is where --measured writes its fitted kernel model or --predict its predictions; --check prints its report "
+                                         "(--runs FILE writes the checked runs)");
+    }
 
     sim::KernelModel kernel;
     json report;

@@ -49,9 +49,10 @@ void write_marks(std::ostream& out, const Schedule& s) {
         out << "<li>Purple after a host: its merge of the peers' partials in the same launch, sized by the number of partials "
                "(at most \u00bc LeanTile each, as the legend says; not to scale: a merge reads d floats, a LeanTile streams 2\u00d7tile\u00d7d keys and values). On small plans an arrow "
                "runs from where each peer stores its partial (the end of its first segment) into the merge.</li>\n"
-            << "<li>Hatched grey would be a host waiting for a peer's partial. Here none waits: every CTA starts at once and a host "
-               "has at least as many LeanTiles as any later CTA, while a peer's partial is its first segment. Real waits come "
-               "from unequal costs; <code>leanattn simulate</code> shows them.</li>\n";
+            << "<li>Hatched grey is a host waiting for a peer's partial: every CTA starts at once and a peer's partial is its first "
+               "segment, so a host waits where it holds fewer LeanTiles before its merge than a peer does before its partial (the "
+               "aligned rule's snapped starts can do that). Waits from unequal costs: <code>leanattn simulate</code> shows "
+               "them.</li>\n";
     } else if (s.launches > 1) {
         out << "<li>Purple after the dashed line is the second launch: one CTA per output merges its splits' partials, sized like the in-launch merges.</li>\n"
             << "<li>A dashed outline is an empty CTA: a chunk past the end of a shorter request, which exits at once.</li>\n";

@@ -149,7 +149,7 @@ void draw_segments(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, co
             if (tooltips) {
                 std::ostringstream tt;
                 tt << "CTA " << row.cta << " (SM " << row.sm << "): " << name << " LeanTiles [" << seg.begin << "," << seg.end << ") of " << o.tiles;
-                if (seg.host) tt << "; host" << (o.ctas.size() > 1 ? ", merges " + std::to_string(o.ctas.size() - 1) + " partials" : ", alone");
+                if (seg.host) tt << "; host" << (o.ctas.size() > 1 ? ", merges " + std::to_string(o.ctas.size() - 1) + (o.ctas.size() == 2 ? " partial" : " partials") : ", alone");
                 else tt << "; partial -> " << (s.fused_reduction() ? "host CTA " + std::to_string(o.host_cta) : "reduce launch");
                 if (seg.finishing) tt << "; finishing";
                 tip = tt.str();

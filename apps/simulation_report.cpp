@@ -20,7 +20,7 @@ std::string describe_setup(const Problem& p, const DeviceSpec& d, const std::str
     std::string ctx;
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());
     if (*lo == *hi) ctx = std::to_string(*lo);
-    else ctx = std::to_string(*lo) + ".." + std::to_string(*hi) + " (ragged, mean " + std::to_string(p.total_ctx() / p.batch) + ")";
+    else ctx = std::to_string(*lo) + ".." + std::to_string(*hi) + " (ragged, mean " + std::to_string((p.total_ctx() + p.batch / 2) / p.batch) + ")";
     if (varied == "ctx") ctx = "varied";
     if (varied == "ragged") ctx = "max " + std::to_string(*hi) + ", ragged (varied)";
     const std::string batch = varied == "batch" ? "varied" : std::to_string(p.batch);

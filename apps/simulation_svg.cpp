@@ -212,7 +212,7 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     SvgWriter svg(width, top + panels + axis);
     svg.raw("<defs>" + std::string(waiting_pattern) + "</defs>");
     svg.text(left, 22, "Simulated per-SM timelines", 15, "start", "font-weight=\"bold\"");
-    svg.text(left, 40, describe_setup(report.problem, report.device, report.dtype), 12, "start", "fill=\"#333\"");
+    svg.text(left, 40, describe_setup(report.problem, report.device, report.dtype) + ", kernel model " + report.kernel, 12, "start", "fill=\"#333\"");
     draw_legend(svg, legend, legend_top);
     // Vertical grid lines across every panel, labelled once at the bottom.
     const double bottom = top + panels - panel_gap + 6;
@@ -236,7 +236,7 @@ void write_simulation_html(std::ostream& out, const SimulationReport& report) {
     write_simulation_text(table, report);
     write_simulation_svg(picture, report);
     out << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>leanattn simulate: "
-        << xml_escape(describe_setup(report.problem, report.device, report.dtype)) << "</title>\n"
+        << xml_escape(describe_setup(report.problem, report.device, report.dtype) + ", kernel model " + report.kernel) << "</title>\n"
         << "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;} pre{background:#f6f6f6;padding:12px;}"
            "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 10px;text-align:right}"
            "th{background:#f2f2f2}td.l,th.l{text-align:left}</style></head>\n"

@@ -11,7 +11,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::int64_t mean_ctx(const Problem& p) { return p.total_ctx() / p.batch; }
+std::int64_t mean_ctx(const Problem& p) { return (p.total_ctx() + p.batch / 2) / p.batch; }  // rounded
 std::int64_t max_ctx(const Problem& p) { return *std::max_element(p.ctx.begin(), p.ctx.end()); }
 
 std::string snake(Strategy s) {

@@ -306,6 +306,7 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --predict " + shapes.path + " --check " + heldout1,  // predictions go alone
         "calibrate --kernel leanattn-h100 --predict " + no_problem.path,
         "calibrate --kernel leanattn-h100 --check " + heldout1 + " --format xml",
+        "calibrate --kernel leanattn-h100 --check " + heldout1 + " -o " + unwritten.path,  // -o is a fit's or --predict's
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --iterations -1",
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale -1",
         "calibrate --kernel leanattn-h100 --runs " + unwritten.path + " --predict " + shapes.path + " -o " + unwritten.path,  // --runs needs --check
