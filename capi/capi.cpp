@@ -11,6 +11,7 @@
 #include "core/input_error.hpp"
 #include "core/saturating.hpp"
 #include "core/schedule_table.hpp"
+#include "core/tensor_checks.hpp"
 #include "cpu/executor.hpp"
 #include "data_catalog.hpp"
 #include "gpu_backend.hpp"
@@ -54,15 +55,19 @@ void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_se
     if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
 }
 
-// One decode step of any kind: the plan and its tensors checked, the work limit (memory is the caller's; reading the
-// machine's would cost more than a small step), then `gpu` for a CUDA plan, the CPU executor for a CPU one.
+// One decode step of any kind: `gpu` for a CUDA plan; for a CPU one the tensors checked, the work limit at this step's
+// lengths (the plan's capacity may be far more than a step reads; memory is the caller's, and reading the machine's
+// would cost more than a small step), then the CPU executor. A GPU step has no work limit: the limit is CPU time.
 template <typename Gpu>
 void run_step(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, std::size_t workspace_bytes, int threads, Gpu gpu) {
     if (plan == nullptr) throw InputError("plan", "is NULL");
     const DecodeTensors t = to_tensors(tensors, plan->dtype);
-    check_cost(decode_work(plan->schedule.problem, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
-    if (plan->device == LEANATTN_DEVICE_CUDA) gpu(t);
-    else cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
+    if (plan->device == LEANATTN_DEVICE_CUDA) return gpu(t);
+    Problem step = plan->schedule.problem;
+    check_decode_tensors(step, t, /*host_readable=*/true);
+    for (std::int64_t b = 0; b < step.batch; ++b) step.ctx[static_cast<std::size_t>(b)] = tensors::live_tokens(t.kv, t.seqlens, b);
+    check_cost(decode_work(step, 1), CostLimits{saturating::max, app::work_limit(), {}, app::work_limit_source()});
+    cpu::run(plan->schedule, t, workspace, workspace_bytes, threads);
 }
 
 }  // namespace

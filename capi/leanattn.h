@@ -187,7 +187,8 @@ LEANATTN_API void leanattn_free(void* p);
 
 /* What one call may allocate and do: leanattn_plan_create, leanattn_schedule_json and leanattn_simulate_json
  * estimate their memory and work from the problem alone and refuse (LEANATTN_ERROR_INVALID_ARGUMENT, naming
- * the parameter) beyond these; leanattn_run checks its work. Memory: $LEANATTN_MAX_MEMORY (bytes, or 512M,
+ * the parameter) beyond these; a CPU plan's leanattn_run checks its work at the step's own lengths (a CUDA step has
+ * no work limit: it is one core's time). Memory: $LEANATTN_MAX_MEMORY (bytes, or 512M,
  * 16G) or half of the memory available now; work: $LEANATTN_MAX_WORK (steps of about a nanosecond of one
  * core) or 3e11. */
 LEANATTN_API leanattn_status leanattn_limits(int64_t* max_memory_bytes, int64_t* max_work);

@@ -128,3 +128,16 @@ def test_a_stream_k_option_for_another_strategy_is_refused_not_dropped(case):
            lambda: leanattn.DecodePlan(q, k, v, table, strategy="fixed-split", stream_k_rule="paper"))
     raises(ValueError, 'only applies to strategy "stream-k" or "auto"', lambda: leanattn.schedule(strategy="no-split", stream_k_rule="paper"))
     leanattn.DecodePlan(q, k, v, table, strategy="stream-k", stream_k_rule="paper")  # where it applies, taken
+
+
+def test_a_cpu_step_is_weighed_at_its_own_lengths_not_the_capacity(monkeypatch):
+    # A cache of 128 requests x 128k tokens (stride 0: no memory) is five minutes of one core when full; a step of one
+    # token per request is not, and runs. The same step over a work limit below it is refused, naming the lengths.
+    batch, capacity = 128, 131072
+    q = torch.randn(batch, 1, 64, 128)
+    k = torch.randn(1, 1, 8, 128).expand(batch, capacity, 8, 128)
+    plan = leanattn.DecodePlan(q, k, k, strategy="no-split")
+    lengths = torch.ones(batch, dtype=torch.int32)
+    assert torch.isfinite(plan.run(q, k, k, lengths)).all()
+    monkeypatch.setenv("LEANATTN_MAX_WORK", "1000")
+    raises(ValueError, "one core's work", lambda: plan.run(q, k, k, lengths))
