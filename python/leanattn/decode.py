@@ -45,7 +45,11 @@ def _scale_for_c(softmax_scale):
     scale = float(softmax_scale)
     _require(math.isfinite(scale) and scale > 0.0, ValueError,
              f"softmax_scale must be a finite positive number, or None for 1/sqrt(head_dim); got {softmax_scale}")
-    return scale
+    # The C ABI takes a float32, where 0 means the default: a scale that rounds to 0 or to infinity there is refused.
+    single = ctypes.c_float(scale).value
+    _require(math.isfinite(single) and single > 0.0, ValueError,
+             f"softmax_scale {softmax_scale} is {single} as the float32 the kernels take; give one within float32's range")
+    return single
 
 
 # What a plan is made for, beside the cache's layout, and the argument each is read from.

@@ -41,6 +41,9 @@ def test_wrong_shapes_and_strides(case):
     raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=float("nan")))
     raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=0.0))  # None is the default
     raises(ValueError, "softmax_scale", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=-1.0))
+    # Beyond float32, which the kernels take (1e-50 would become 0, the default, without a word).
+    raises(ValueError, "softmax_scale 1e-50 is 0.0 as the float32", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=1e-50))
+    raises(ValueError, "softmax_scale 1e+39 is inf as the float32", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=1e39))
     raises(ValueError, "strategy", lambda: leanattn.decode(q, k, v, lengths, table, strategy="fastest"))
 
 
