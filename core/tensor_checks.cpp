@@ -32,7 +32,8 @@ void check_strides(const HeadTensor& t, const char* name) {
 void check_cache_fields(const Problem& p, const KvCacheView& kv) {
     require(kv.k != nullptr, "k_cache", "is missing");
     require(kv.v != nullptr, "v_cache", "is missing");
-    require(kv.stride_request >= 0 && kv.stride_token >= 0 && kv.stride_head >= 0, "k_cache", "strides must be non-negative");
+    const bool reads_request_stride = kv.layout != KvLayout::ragged;  // a ragged cache's requests lie where cu_seqlens say
+    require((kv.stride_request >= 0 || !reads_request_stride) && kv.stride_token >= 0 && kv.stride_head >= 0, "k_cache", "strides must be non-negative");
     switch (kv.layout) {
         case KvLayout::strided:
             require_capacity(kv.capacity, p.max_ctx(), "k_cache", "holds");

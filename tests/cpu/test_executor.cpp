@@ -208,6 +208,16 @@ TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a
         view.softmax_scale = scale;
         CHECK_THROWS_WITH(cpu::run(plan, view, workspace.data(), workspace.size(), 1), Catch::Contains("softmax_scale"));
     }
+    // A negative stride between requests: refused where it is read, ignored where it is not (a ragged cache's requests
+    // lie where cu_seqlens says).
+    DecodeTensors strided = t.view();
+    strided.kv.stride_request = -7;
+    CHECK_THROWS_WITH(cpu::run(plan, strided, workspace.data(), workspace.size(), 1), Catch::Contains("strides must be non-negative"));
+    cpu::HostTensors ragged(p, DType::fp32, CacheLayout::ragged);
+    ragged.fill_random(5);
+    DecodeTensors unused = ragged.view();
+    unused.kv.stride_request = -7;
+    CHECK_NOTHROW(cpu::run(plan, unused, workspace.data(), workspace.size(), 1));
 }
 
 TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
