@@ -252,8 +252,10 @@ Cost cpu_workspace_cost(const Problem& p, const PlanSize& s) {
     const std::int64_t rows = p.block_rows();
     const std::int64_t slot = sat::mul(sat::add(sat::mul(rows, 2), sat::mul(rows, p.head_dim)), 4);
     Cost c;
-    c.add({"the workspace's partials", sat::add(sat::mul(s.ctas, sat::add(slot, 64)), sat::mul(p.batch, 32)), s.ctas,
-           {named("q_heads", p.q_heads), named("head_dim", p.head_dim)}});
+    // A slot per CTA: many splits make many CTAs, so a refusal names them where there are more than one.
+    std::vector<NamedValue> blame = {named("q_heads", p.q_heads), named("head_dim", p.head_dim)};
+    if (s.splits > 1) blame.insert(blame.begin(), named("splits", s.splits));
+    c.add({"the workspace's partials", sat::add(sat::mul(s.ctas, sat::add(slot, 64)), sat::mul(p.batch, 32)), s.ctas, std::move(blame)});
     return c;
 }
 
