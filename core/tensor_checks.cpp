@@ -1,9 +1,12 @@
 #include "tensor_checks.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "input_error.hpp"
+#include "saturating.hpp"
 
 namespace leanattn {
 
@@ -73,13 +76,41 @@ void check_live_values(const Problem& p, const DecodeTensors& t) {
     }
 }
 
+// Bytes from `data` to the end of its last element: (extents − 1) · strides + `last_elements`, elements of `bytes` each.
+// Saturated, as the strides are the caller's: a range that would pass the end of the address space ends there.
+ByteRange extent(const void* data, std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t last_elements,
+                 std::int64_t bytes) {
+    std::int64_t elements = last_elements;
+    for (const auto& [extent, stride] : extents_strides) elements = saturating::add(elements, saturating::mul(extent - 1, stride));
+    const auto begin = reinterpret_cast<std::uintptr_t>(data);
+    const auto length = static_cast<std::uintptr_t>(saturating::mul(elements, bytes));
+    return {begin, length > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + length};
+}
+
 }  // namespace
+
+ByteRange out_bytes(const Problem& p, const DecodeTensors& t) {
+    return extent(t.o.data, {{p.batch, t.o.stride_batch}, {p.q_len, t.o.stride_token}, {p.q_heads, t.o.stride_head}}, p.head_dim, dtype_bytes(t.dtype));
+}
+
+ByteRange lse_bytes(const Problem& p, const DecodeTensors& t) {
+    if (t.lse.data == nullptr) return {};
+    return extent(t.lse.data, {{p.batch, t.lse.stride_batch}, {p.q_heads, t.lse.stride_head}, {p.q_len, t.lse.stride_token}}, 1, sizeof(float));
+}
+
+void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void* workspace, std::size_t bytes) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(workspace);
+    const ByteRange mine{begin, begin + bytes};
+    require(!mine.overlaps(out_bytes(p, t)), "workspace", "overlaps out: the run would write its partials over the output it computes");
+    require(!mine.overlaps(lse_bytes(p, t)), "workspace", "overlaps softmax_lse");
+}
 
 void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_readable) {
     check_strides(t.q, "q");
     check_strides(t.o, "out");
     require(t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
             "strides must be non-negative");
+    require(!lse_bytes(p, t).overlaps(out_bytes(p, t)), "softmax_lse", "overlaps out (each needs memory of its own)");
     require(t.seqlens != nullptr, "cache_seqlens", "is missing");
     require(std::isfinite(t.softmax_scale) && t.softmax_scale >= 0.0f, "softmax_scale", "must be a finite positive number (0: 1/sqrt(head_dim))");
     check_cache_fields(p, t.kv);

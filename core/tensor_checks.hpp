@@ -4,6 +4,9 @@
 // block_table, cu_seqlens, out, softmax_lse, softmax_scale. The C ABI and the CLI map them to their own.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "decode_tensors.hpp"
 #include "problem.hpp"
 
@@ -15,5 +18,16 @@ namespace leanattn {
 // cache_seqlens, block_table and cu_seqlens: every length must lie in [q_len, what the request's part of the
 // cache holds] and every block id a length reaches must lie in [0, num_blocks).
 void check_decode_tensors(const Problem& shape, const DecodeTensors& tensors, bool host_readable);
+
+// The bytes [begin, end) a run writes: out's and, when present, softmax_lse's (their strides are non-negative: checked
+// above). softmax_lse overlapping out is refused by check_decode_tensors; a workspace overlapping either by
+// check_workspace_apart (the executors call it).
+struct ByteRange {
+    std::uintptr_t begin = 0, end = 0;
+    bool overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
+};
+ByteRange out_bytes(const Problem& shape, const DecodeTensors& tensors);
+ByteRange lse_bytes(const Problem& shape, const DecodeTensors& tensors);  // empty without one
+void check_workspace_apart(const Problem& shape, const DecodeTensors& tensors, const void* workspace, std::size_t bytes);
 
 }  // namespace leanattn

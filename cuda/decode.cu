@@ -73,6 +73,7 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
     check_decode_tensors(shape, t, /*host_readable=*/false);
     check_alignment(t);
     check_workspace(plan, workspace, bytes);
+    check_workspace_apart(shape, t, workspace, workspace_bytes(plan));
     if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, t.kv, current_device_sms(), kernels.ctas_per_sm);

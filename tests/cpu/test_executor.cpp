@@ -218,6 +218,14 @@ TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a
     DecodeTensors unused = ragged.view();
     unused.kv.stride_request = -7;
     CHECK_NOTHROW(cpu::run(plan, unused, workspace.data(), workspace.size(), 1));
+    // Memory the run writes twice: softmax_lse inside out, or a workspace over out.
+    DecodeTensors shared = t.view();
+    shared.lse.data = static_cast<float*>(shared.o.data) + 8;
+    CHECK_THROWS_WITH(cpu::run(plan, shared, workspace.data(), workspace.size(), 1), Catch::Contains("softmax_lse (overlaps out"));
+    std::vector<std::byte> both(workspace.size() + 4096);
+    DecodeTensors inside = t.view();
+    inside.o.data = both.data() + workspace.size() / 2 / 16 * 16;  // out's 2 x 16 floats inside the workspace
+    CHECK_THROWS_WITH(cpu::run(plan, inside, both.data(), workspace.size(), 1), Catch::Contains("workspace (overlaps out"));
 }
 
 TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
