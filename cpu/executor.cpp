@@ -21,10 +21,11 @@ namespace {
 
 constexpr std::size_t align_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
-// The workspace, carved in order: a word marking it in use (WorkspaceClaim), request_tiles (batch), request_offset (batch + 1), one flag per CTA, one
-// partial slot per CTA. A CTA has at most one segment that is not a host (its first: every later segment
-// starts an output), so one slot each is enough. Slot layout: m (rows), l (rows), acc (rows × d), rows being the
-// fullest output tile's (Problem::block_rows); a tile of fewer rows leaves the ends of its sections unused.
+// The workspace, carved in order: a word marking it in use (WorkspaceClaim), request_tiles (batch), request_offset
+// (batch + 1), one flag per CTA, one partial slot per CTA. A CTA has at most one segment that is not a host (its
+// first: every later segment starts an output), so one slot each is enough. Slot layout: m (rows), l (rows), acc
+// (rows × d), rows being the fullest output tile's (Problem::block_rows); a tile of fewer rows leaves the ends of its
+// sections unused.
 struct WorkspaceLayout {
     std::size_t claim = 0, tiles = 0, offsets = 0, flags = 0, partials = 0, total = 0;
     std::int64_t slot_floats = 0;

@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 
 #include "core/decode_tensors.hpp"
 #include "core/device_spec.hpp"

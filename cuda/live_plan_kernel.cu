@@ -67,7 +67,7 @@ __device__ void clear_empty_requests(const LivePlanArgs& a, std::int64_t first) 
         if (a.lse.data == nullptr) continue;
         for (std::int64_t row = threadIdx.x; row < rows; row += prologue_threads) {
             const std::int64_t token = row / a.q_heads, head = row % a.q_heads;
-            a.lse.data[b * a.lse.stride_batch + head * a.lse.stride_head + token * a.lse.stride_token] = -INFINITY;
+            a.lse.data[tensors::lse_offset(a.lse, b, token, head)] = -INFINITY;
         }
     }
 }

@@ -27,7 +27,6 @@ __global__ void count_visits_kernel(PlanView plan, std::int32_t* tile_visits, st
 
 }  // namespace
 
-
 PlanVisits walk_plan_on_device(const Schedule& schedule) {
     const std::size_t batch = schedule.request_tiles.size();
     DeviceBuffer tiles(batch * sizeof(std::int64_t)), offsets((batch + 1) * sizeof(std::int64_t));

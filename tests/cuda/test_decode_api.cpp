@@ -304,7 +304,7 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
                 const bool sees_none = tensors::live_tokens(h.kv, h.seqlens, b) - p.q_len + token + 1 <= 0;
                 for (std::int64_t head = 0; head < p.q_heads; ++head) {
                     CAPTURE(b, token, head);
-                    const float lse = h.lse.data[b * h.lse.stride_batch + head * h.lse.stride_head + token * h.lse.stride_token];
+                    const float lse = h.lse.data[tensors::lse_offset(h.lse, b, token, head)];
                     const std::int64_t at = tensors::row_offset(h.o, b, token, head);
                     for (std::int64_t i = 0; i < p.head_dim; ++i) {
                         const double o = element_to_float(DType::fp16, host.o.data() + (at + i) * 2);
