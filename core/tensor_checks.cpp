@@ -1,5 +1,6 @@
 #include "tensor_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string>
@@ -87,6 +88,61 @@ ByteRange extent(const void* data, std::initializer_list<std::pair<std::int64_t,
     return {begin, length > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + length};
 }
 
+// Whether two different rows (`row` elements each) of a view with these extents and non-negative strides provably
+// share an element: a dimension of more than one index steps less than a row, or one step along a dimension lands
+// within a row of k steps along another (0 < k < its extent). Rows that interleave only through three or more dimensions at once
+// are not looked for: no layout a caller makes by mistake (a stride of 0, strides given in the wrong order or in bytes
+// /elements confused the other way) needs that.
+bool rows_overlap(std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t row) {
+    for (const auto& [extent_j, stride_j] : extents_strides) {
+        if (extent_j < 2) continue;
+        if (stride_j < row) return true;
+        for (const auto& [extent_i, stride_i] : extents_strides) {
+            if (extent_i < 2 || stride_i == 0 || &extent_i == &extent_j) continue;
+            const std::int64_t below = std::min(stride_j / stride_i, extent_i - 1);  // the nearest multiples of stride_i
+            for (const std::int64_t k : {below, std::min(below + 1, extent_i - 1)}) {
+                const std::int64_t apart = stride_j - k * stride_i;
+                if (k > 0 && (apart < 0 ? -apart : apart) < row) return true;
+            }
+        }
+    }
+    return false;
+}
+
+// The bytes K (`data` k) or V of every request may occupy; empty where that is not known on the host (a ragged cache's
+// cu_seqlens in device memory).
+ByteRange cache_bytes(const Problem& p, const KvCacheView& kv, const void* data, bool host_readable, std::int64_t bytes) {
+    switch (kv.layout) {
+        case KvLayout::strided:
+            return extent(data, {{p.batch, kv.stride_request}, {kv.capacity, kv.stride_token}, {p.kv_heads, kv.stride_head}}, p.head_dim, bytes);
+        case KvLayout::paged:
+            return extent(data, {{kv.num_blocks, kv.stride_request}, {kv.block_size, kv.stride_token}, {p.kv_heads, kv.stride_head}}, p.head_dim, bytes);
+        case KvLayout::ragged:
+            if (!host_readable) return {};
+            return extent(data, {{kv.cu_seqlens[p.batch], kv.stride_token}, {p.kv_heads, kv.stride_head}}, p.head_dim, bytes);
+    }
+    return {};
+}
+
+// Nothing a run writes lies on what it reads or on itself: out's rows, softmax_lse's values, q, K and V.
+void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_readable) {
+    require(!rows_overlap({{p.batch, t.o.stride_batch}, {p.q_len, t.o.stride_token}, {p.q_heads, t.o.stride_head}}, p.head_dim), "out",
+            "rows overlap (each query head's output needs head_dim elements of its own: check the strides)");
+    if (t.lse.data != nullptr) {
+        require(!rows_overlap({{p.batch, t.lse.stride_batch}, {p.q_heads, t.lse.stride_head}, {p.q_len, t.lse.stride_token}}, 1), "softmax_lse",
+                "values overlap (each query head and token needs a float of its own: check the strides)");
+    }
+    const ByteRange out = out_bytes(p, t), lse = lse_bytes(p, t);
+    require(!lse.overlaps(out), "softmax_lse", "overlaps out (each needs memory of its own)");
+    const std::int64_t bytes = dtype_bytes(t.dtype);
+    const ByteRange q = extent(t.q.data, {{p.batch, t.q.stride_batch}, {p.q_len, t.q.stride_token}, {p.q_heads, t.q.stride_head}}, p.head_dim, bytes);
+    const ByteRange k = cache_bytes(p, t.kv, t.kv.k, host_readable, bytes), v = cache_bytes(p, t.kv, t.kv.v, host_readable, bytes);
+    for (const auto& [read, name] : {std::pair{q, "q"}, std::pair{k, "k_cache"}, std::pair{v, "v_cache"}}) {
+        if (read.overlaps(out)) throw InputError("out", std::string("overlaps ") + name + ": a CTA could read what another has written already");
+        if (read.overlaps(lse)) throw InputError("softmax_lse", std::string("overlaps ") + name);
+    }
+}
+
 }  // namespace
 
 ByteRange out_bytes(const Problem& p, const DecodeTensors& t) {
@@ -110,11 +166,11 @@ void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_re
     check_strides(t.o, "out");
     require(t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
             "strides must be non-negative");
-    require(!lse_bytes(p, t).overlaps(out_bytes(p, t)), "softmax_lse", "overlaps out (each needs memory of its own)");
     require(t.seqlens != nullptr, "cache_seqlens", "is missing");
     require(std::isfinite(t.softmax_scale) && t.softmax_scale >= 0.0f, "softmax_scale", "must be a finite positive number (0: 1/sqrt(head_dim))");
     check_cache_fields(p, t.kv);
     if (host_readable) check_live_values(p, t);
+    check_written_apart(p, t, host_readable);  // after the live values: a ragged cache's extent reads cu_seqlens
 }
 
 }  // namespace leanattn

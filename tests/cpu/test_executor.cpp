@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -226,6 +227,69 @@ TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a
     DecodeTensors inside = t.view();
     inside.o.data = both.data() + workspace.size() / 2 / 16 * 16;  // out's 2 x 16 floats inside the workspace
     CHECK_THROWS_WITH(cpu::run(plan, inside, both.data(), workspace.size(), 1), Catch::Contains("workspace (overlaps out"));
+}
+
+TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either lying on q, K or V, and runs other layouts") {
+    Problem p;
+    p.batch = 2;
+    p.q_len = 2;
+    p.q_heads = 4;
+    p.kv_heads = 2;
+    p.head_dim = 16;
+    p.tile = 16;
+    p.ctx = {40, 70};
+    for (const CacheLayout layout : {CacheLayout::padded, CacheLayout::paged, CacheLayout::ragged}) {
+        CAPTURE(std::string(cache_layout_name(layout)));
+        cpu::HostTensors t(p, DType::fp32, layout);
+        t.fill_random(11);
+        const Schedule plan = plan_for(p, test_device(4, 1), Strategy::stream_k);
+        std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+        const auto refused = [&](const DecodeTensors& view) {
+            try {
+                cpu::run(plan, view, workspace.data(), workspace.size(), 1);
+            } catch (const InputError& e) {
+                return std::string(e.what());
+            }
+            return std::string("ran");
+        };
+        // out's rows on each other: a stride of 0, one shorter than a row, the token and head strides swapped with a
+        // token's stride left at one row (token 1 of a head is the next head's row), strides counted in bytes / 4.
+        const DecodeTensors base = t.view();
+        for (const auto& [batch, token, head] : std::initializer_list<std::array<std::int64_t, 3>>{
+                 {128, 64, 0}, {128, 64, 8}, {128, 16, 16}, {32, 16, 4}}) {
+            CAPTURE(batch, token, head);
+            DecodeTensors view = base;
+            view.o.stride_batch = batch, view.o.stride_token = token, view.o.stride_head = head;
+            CHECK_THAT(refused(view), Catch::Contains("out (rows overlap"));
+        }
+        DecodeTensors lse = base;
+        lse.lse.stride_token = 0;
+        CHECK_THAT(refused(lse), Catch::Contains("softmax_lse (values overlap"));
+        // out on what the run reads: in place of q, inside K, inside V.
+        DecodeTensors in_place = base;
+        in_place.o.data = in_place.q.data;
+        CHECK_THAT(refused(in_place), Catch::Contains("out (overlaps q"));
+        DecodeTensors in_k = base;
+        in_k.o.data = const_cast<void*>(in_k.kv.k);
+        CHECK_THAT(refused(in_k), Catch::Contains("out (overlaps k_cache"));
+        DecodeTensors lse_in_v = base;
+        lse_in_v.lse.data = static_cast<float*>(const_cast<void*>(lse_in_v.kv.v)) + 3;
+        CHECK_THAT(refused(lse_in_v), Catch::Contains("softmax_lse (overlaps v_cache"));
+        // A layout of its own that keeps rows apart runs, and gives the very output of the usual one: heads outermost
+        // within a request (strides batch 128, token 16, head 32).
+        t.poison_outputs();
+        REQUIRE(refused(base) == "ran");
+        const std::vector<float> usual = t.o_float();
+        std::vector<float> own(usual.size(), std::numeric_limits<float>::quiet_NaN());
+        DecodeTensors head_major = base;
+        head_major.o.data = own.data();
+        head_major.o.stride_batch = 128, head_major.o.stride_token = 16, head_major.o.stride_head = 32;
+        REQUIRE(refused(head_major) == "ran");
+        for (std::int64_t b = 0; b < 2; ++b)
+            for (std::int64_t s = 0; s < 2; ++s)
+                for (std::int64_t h = 0; h < 4; ++h)
+                    for (std::int64_t d = 0; d < 16; ++d) CHECK(own[b * 128 + s * 16 + h * 32 + d] == usual[b * 128 + s * 64 + h * 16 + d]);
+    }
 }
 
 TEST_CASE("two runs at once on one workspace: the second is refused, the first computes the right output") {
