@@ -86,19 +86,22 @@ void add_problem_flags(po::options_description& desc, ProblemFlags& f, const std
          "its K and V; default 16 (one tensor-core tile), or with --strategy auto what it predicts fastest (8 for 9-16 rows, "
          "32-128 for more); the GPU kernels hold up to 128, 64 at d 256")
         ("strategy", po::value(&f.strategy)->default_value(f.strategy), strategies.c_str())
-        ("splits", po::value(&f.splits), "fixed-split only: splits per output; default FlashAttention-2's heuristic")
+        ("splits", po::value(&f.splits), "fixed-split only: splits per output (at most the longest output's LeanTiles); default FlashAttention-2's heuristic")
         ("grid", po::value(&f.grid), "stream-k only: CTAs to launch; default: the aligned rule's cost model picks among SMs x CTAs-per-SM, k CTAs on every output, and halves of the first (docs/planner.md); the paper's rule takes SMs x CTAs-per-SM (at most the LeanTiles)")
         ("stream-k-rule", po::value(&f.stream_k_rule)->default_value(f.stream_k_rule),
          "stream-k only: aligned (CTA starts move onto output boundaries where a cost model says it pays) | paper (the published plan)")
         ("snap", po::value(&f.snap), "stream-k aligned only, for experiments: LeanTiles a CTA start may move onto an output boundary (0 = the paper's plan)")
-        ("plan-for", po::value(&f.plan_for)->default_value(f.plan_for),
-         "--strategy auto: lengths (weigh the plans at --ctx) or capacity (--ctx is a cache's capacity whose steps run at live lengths up to it: "
-         "weigh each plan there and at ragged lengths below, as the library's DecodePlan does)")
         ("ctas-per-sm", po::value(&f.ctas_per_sm), "override the device's resident CTAs per SM")
         ("format", po::value(&f.format)->default_value(f.format), formats.c_str())
         ("output,o", po::value(&f.output), "write to FILE instead of stdout (written whole or not at all)")
         ("max-memory", po::value(&f.max_memory), "refuse runs estimated to need more memory than this (512M, 16G); default LEANATTN_MAX_MEMORY, else half the available memory")
         ("max-work", po::value(&f.max_work), "refuse runs estimated to take more steps than this (1e9 is about a second of one core); default LEANATTN_MAX_WORK, else 3e11");
+    // A command that weighs auto at each value's own lengths (sweep) offers no choice of lengths.
+    if (!f.auto_at_each_value) {
+        desc.add_options()("plan-for", po::value(&f.plan_for)->default_value(f.plan_for),
+                           "--strategy auto: lengths (weigh the plans at --ctx) or capacity (--ctx is a cache's capacity whose steps run at live "
+                           "lengths up to it: weigh each plan there and at ragged lengths below, as the library's DecodePlan does)");
+    }
 }
 
 CostLimits limits_flags(const std::string& max_memory, const std::string& max_work) {

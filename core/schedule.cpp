@@ -99,9 +99,14 @@ Schedule Planner::make(const PlanOptions& options) {
         if (*options.snap < 0) throw InputError({named("snap", *options.snap)}, "must be a non-negative integer");
     }
     if (options.strategy == Strategy::no_split) check_grid_fits(problem.outputs(), {named("batch", problem.batch), named("kv_heads", problem.kv_heads)});
+    // Splits asked for: at most one per LeanTile of the longest output, as stream-k's grid is at most the LeanTiles (more
+    // would only take empty CTAs and workspace). Below that a count is kept as asked, as FlashAttention-2 keeps it: 8
+    // splits of 10 LeanTiles are chunks of 2, and the last 3 splits of the longest output hold none.
+    std::int64_t given_splits = 0;
     if (options.strategy == Strategy::fixed_split && options.splits != 0) {
+        given_splits = std::min(options.splits, n_max_);
         std::int64_t grid = 0;
-        if (__builtin_mul_overflow(problem.outputs(), options.splits, &grid)) grid = std::numeric_limits<std::int64_t>::max();
+        if (__builtin_mul_overflow(problem.outputs(), given_splits, &grid)) grid = std::numeric_limits<std::int64_t>::max();
         check_grid_fits(grid, {named("splits", options.splits)});
     }
 
@@ -146,8 +151,8 @@ Schedule Planner::make(const PlanOptions& options) {
             break;
         }
         case Strategy::fixed_split: {
-            if (options.splits != 0) {
-                s.splits = options.splits;
+            if (given_splits != 0) {
+                s.splits = given_splits;
             } else {
                 const std::int64_t row_blocks = (problem.rows() + 63) / 64;  // FlashAttention-2's own blocks of 64 rows
                 s.splits = fa2_num_splits(problem.batch * problem.kv_heads * row_blocks, 2 * device.sms, n_max);

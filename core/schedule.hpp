@@ -21,7 +21,7 @@ namespace leanattn {
 
 struct PlanOptions {
     Strategy strategy = Strategy::stream_k;
-    std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic
+    std::int64_t splits = 0;  // fixed-split: 0 = FlashAttention-2's heuristic; else this many, at most the longest output's LeanTiles
     std::int64_t grid = 0;    // stream-k: 0 = the rule's (paper: min(resident CTAs, I); aligned: its search, docs/planner.md); other values for experiments
     StreamKRule stream_k_rule = StreamKRule::aligned;  // stream-k: where CTA boundaries go (strategy.hpp)
     std::optional<std::int64_t> snap = std::nullopt;  // stream-k, aligned: this snap instead of the cost model's; experiments
@@ -72,6 +72,7 @@ public:
     Planner& operator=(const Planner&) = delete;
 
     Schedule make(const PlanOptions& options);
+    std::int64_t longest_output_tiles() const { return n_max_; }  // fixed-split plans at most this many splits
 
 private:
     Problem problem_;

@@ -67,14 +67,15 @@ public:
     // lose on large problems, where making one (stream-k's search at a grid) costs more than weighing it.
     void weigh_unless_bounded(Strategy strategy, std::int64_t splits, std::int64_t grid, double margin) {
         if (weighing_ == Weighing::bounded && !choice_.candidates.empty()) {
-            const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * splits : grid;
+            const std::int64_t planned_splits = std::min(splits, planner_.longest_output_tiles());  // as the plan will have (fixed-split)
+            const std::int64_t ctas = strategy == Strategy::fixed_split ? outputs_ * planned_splits : grid;
             // For a capacity, the mean of the bounds at each set of lengths bounds the mean of the makespans.
             double least = model_.lower_bound_ns(kv_bytes_, ctas);
             for (const double bytes : ragged_kv_bytes_) least += model_.lower_bound_ns(bytes, ctas);
             least /= static_cast<double>(1 + ragged_kv_bytes_.size());
             if (least >= limit(margin)) {
                 StrategyCandidate candidate{options(strategy, splits, grid), strategy == Strategy::stream_k ? grid : ctas,
-                                            strategy == Strategy::fixed_split ? splits : 1};
+                                            strategy == Strategy::fixed_split ? planned_splits : 1};
                 candidate.predicted_us = least / 1e3;
                 candidate.simulated = false;
                 candidate.margin = margin;

@@ -1,6 +1,8 @@
 // FlashAttention-2's split heuristic on cases worked by hand (the arithmetic is in each comment).
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include "core/schedule.hpp"
 #include "core/split_heuristic.hpp"
 
@@ -54,4 +56,25 @@ TEST_CASE("the fixed-split planner feeds the heuristic the GQA row-blocks and th
     CHECK(s.chunk == (32 + s.splits - 1) / s.splits);
     CHECK(s.grid == 16 * s.splits);
     CHECK(s.launches == (s.splits > 1 ? 2 : 1));
+}
+
+TEST_CASE("splits asked for are at most the longest output's LeanTiles, and fewer are kept as asked (as FlashAttention-2 keeps them)") {
+    Problem p;
+    p.q_heads = p.kv_heads = 2;
+    p.head_dim = 64;
+    p.tile = 64;
+    p.ctx = {640, 100};  // 10 LeanTiles in the longest request
+    PlanOptions options;
+    options.strategy = Strategy::fixed_split;
+    p.batch = 2;
+    // splits asked → splits planned, chunk: 8 splits of ⌈10/8⌉ = 2 LeanTiles (the last 3 empty); 500 are 10 of one.
+    for (const auto& [asked, splits, chunk] : {std::array<std::int64_t, 3>{1, 1, 10}, {3, 3, 4}, {4, 4, 3}, {5, 5, 2}, {8, 8, 2}, {9, 9, 2},
+                                               {10, 10, 1}, {500, 10, 1}, {std::int64_t{1} << 40, 10, 1}}) {
+        CAPTURE(asked);
+        options.splits = asked;
+        const Schedule s = make_schedule(p, DeviceSpec{}, options);
+        CHECK(s.splits == splits);
+        CHECK(s.chunk == chunk);
+        CHECK(s.grid == 4 * splits);
+    }
 }
