@@ -93,7 +93,6 @@ int sweep_main(const Args& args) {
     options.progress = vm.count("no-progress") == 0;
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
     if (options.input.auto_at_each_value) {
-        if (flags.plan_for != "lengths") throw InputError("--plan-for " + flags.plan_for, "sweep weighs auto at each value's own lengths");
         options.auto_kernel = kernel_for_device(options.input.device);
         if (!flags.ctas_per_sm.empty()) options.auto_kernel->ctas_per_sm = 0;  // weighed on the CTAs per SM given, as schedule's auto
         if (kernel.empty()) options.kernel = options.auto_kernel;  // every plan played under the model auto weighs with

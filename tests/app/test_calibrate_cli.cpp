@@ -663,9 +663,12 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     const json plain = json::parse(run_leanattn("sweep --format json" + problem).out);
     CHECK_FALSE(plain["rows"][0].contains("auto"));
     CHECK(plain["kernel"] == "paper");
+    // sweep weighs auto at each value's own lengths: it neither offers --plan-for nor takes it.
     const auto capacity = run_leanattn("sweep --strategy auto --plan-for capacity" + problem);
     CHECK(capacity.exit_code == 2);
-    CHECK_THAT(capacity.err, Catch::Contains("--plan-for capacity"));
+    CHECK_THAT(capacity.err, Catch::Contains("plan-for"));
+    CHECK_THAT(run_leanattn("sweep --help").out, !Catch::Contains("--plan-for"));
+    CHECK_THAT(run_leanattn("schedule --help").out, Catch::Contains("--plan-for"));
 }
 
 #ifdef LEANATTN_WITH_CUDA  // the command line has `cuda` only where the CUDA code was built
