@@ -37,6 +37,7 @@ void write_header(std::ostream& out, const Schedule& s) {
         << " CTA/SM): grid " << s.grid << ", " << plural(s.launches, "launch") << ", " << s.total_tiles << " LeanTiles";
     if (s.strategy == Strategy::fixed_split) out << ", " << plural(s.splits, "split") << " of up to " << plural(s.chunk, "LeanTile");
     if (s.strategy == Strategy::stream_k) out << "\nrule " << stream_k_rule_name(s.stream_k_rule) << ", snap " << plural(s.snap, "LeanTile");
+    if (s.narrow_streams) out << "\nleanattn's GPU kernel reads this plan's K and V with half its warps (narrow streams: few SMs, each one output)";
     out << "\nproblem: batch " << p.batch << ", " << p.q_heads << " q-heads / " << p.kv_heads << " kv-heads, head-dim " << p.head_dim
         << ", q-len " << p.q_len << ", tile " << p.tile << ", ctx ";
     const auto [lo, hi] = std::minmax_element(p.ctx.begin(), p.ctx.end());

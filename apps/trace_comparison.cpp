@@ -136,9 +136,9 @@ Schedule remake_traced_plan(const Problem& problem, const DeviceSpec& planned, c
 TraceComparison compare_trace(const MeasuredTrace& trace, const DeviceSpec& device, const sim::KernelModel& kernel) {
     TraceComparison c;
     c.trace = &trace;
-    c.device = device.name;
     c.kernel = kernel.name;
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    c.device = planned;
     for (const MeasuredKernel& mk : trace.kernels) {
         const Schedule plan = remake_traced_plan(trace.problem, planned, mk);
         sim::SimOptions so;
@@ -201,7 +201,7 @@ std::string pct(double x) {
 void write_trace_comparison_text(std::ostream& out, const TraceComparison& c) {
     const MeasuredTrace& t = *c.trace;
     const Problem& p = t.problem;
-    out << "trace of " << t.gpu << " (" << t.sms << " SMs x " << t.ctas_per_sm << " CTA/SM) beside device " << c.device << " under kernel " << c.kernel
+    out << "trace of " << t.gpu << " (" << t.sms << " SMs x " << t.ctas_per_sm << " CTA/SM) beside device " << c.device.name << " under kernel " << c.kernel
         << "\nproblem: batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
         << p.max_ctx() << ", " << dtype_name(t.dtype) << "; times from each kernel's first CTA start, us\n\n"
         << std::left << std::setw(12) << "strategy" << std::right << std::setw(12) << "grid m/s" << std::setw(11) << "makespan m" << std::setw(9) << "sim"
@@ -239,7 +239,11 @@ nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
                            {"wait_us", {{"measured", k.measured_wait_ns / 1e3}, {"simulated", k.simulated_wait_ns / 1e3}}},
                            {"merge_us", {{"measured", k.measured_merge_ns / 1e3}, {"simulated", k.simulated_merge_ns / 1e3}}}});
     }
-    return {{"gpu", c.trace->gpu}, {"device", c.device}, {"kernel", c.kernel}, {"kernels", kernels}};
+    // The device as simulate's and schedule's JSON name it; "gpu" is the one the trace was measured on.
+    return {{"gpu", c.trace->gpu},
+            {"device", {{"name", c.device.name}, {"sms", c.device.sms}, {"ctas_per_sm", c.device.ctas_per_sm}}},
+            {"kernel", c.kernel},
+            {"kernels", kernels}};
 }
 
 namespace {
@@ -294,7 +298,7 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
     SvgWriter svg(left + plot_w + right, height);
     const Problem& p = t.problem;
     std::ostringstream title, subtitle;
-    title << "Measured (" << t.gpu << ") and simulated (" << c.device << ", kernel model " << c.kernel << ") per-CTA timelines";
+    title << "Measured (" << t.gpu << ") and simulated (" << c.device.name << ", kernel model " << c.kernel << ") per-CTA timelines";
     subtitle << "batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
              << p.max_ctx() << ", " << dtype_name(t.dtype) << ". Each SM: measured CTAs above, simulated below; time from the first CTA's start.";
     svg.text(left, 18, title.str(), 13).text(left, 34, subtitle.str(), 10, "start", "fill=\"#444444\"");

@@ -70,7 +70,8 @@ struct KernelComparison {
 
 struct TraceComparison {
     const MeasuredTrace* trace = nullptr;
-    std::string device, kernel;
+    DeviceSpec device;  // simulated on: the device with the kernel's CTAs per SM (sim::device_for_kernel)
+    std::string kernel;
     std::vector<KernelComparison> kernels;
 };
 

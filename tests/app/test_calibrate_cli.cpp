@@ -402,6 +402,8 @@ TEST_CASE("simulate --kernel --trace plays the trace's plans beside it: three st
     REQUIRE(j.exit_code == 0);
     const json c = json::parse(j.out);
     CHECK(c["kernel"] == "leanattn-h100");
+    CHECK(c["device"]["name"] == "h100-sxm");  // an object, as simulate's and schedule's JSON give it
+    CHECK(c["device"]["ctas_per_sm"] == 1);   // the kernel's, on which the plans were remade
     REQUIRE(c["kernels"].size() == 3);
     const json t = json::parse(slurp(trace));
     for (std::size_t i = 0; i < 3; ++i) {

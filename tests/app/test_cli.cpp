@@ -261,11 +261,15 @@ TEST_CASE("a malformed device file is refused, naming the file and what is wrong
     std::remove(path.c_str());
 }
 
-TEST_CASE("schedule --format json says narrow_streams where the GPU kernel reads a plan with half its warps, and only there") {
+TEST_CASE("schedule says narrow_streams (JSON) and half its warps (text) where the GPU kernel reads a plan with half its warps, and only there") {
     const auto no_split = run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --strategy no-split --ctas-per-sm 1 --format json");
     REQUIRE(no_split.exit_code == 0);
     CHECK(nlohmann::json::parse(no_split.out).value("narrow_streams", false));  // 64 whole outputs on 132 SMs
     const auto stream_k = run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --ctas-per-sm 1 --format json");
     REQUIRE(stream_k.exit_code == 0);
     CHECK_FALSE(nlohmann::json::parse(stream_k.out).contains("narrow_streams"));  // two CTAs on every output
+    // The text says it too, and only there.
+    const auto text = run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --strategy no-split --ctas-per-sm 1");
+    CHECK_THAT(text.out, Catch::Contains("half its warps"));
+    CHECK_THAT(run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --ctas-per-sm 1").out, !Catch::Contains("half its warps"));
 }
