@@ -163,7 +163,8 @@ LEANATTN_API leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan
  * On an H100 about a host-lengths step's time, 2-4 us less than a captured leanattn_run (README). Stage every
  * step, on the stream the graph is replayed on; staging while the stream captures is refused (a copy inside a graph
  * costs ~9 us a replay). A plan whose steps may need more than 512 CTAs or segments stages nothing and runs as
- * leanattn_run does, as do CPU plans. Zero the workspace once before its first step. */
+ * leanattn_run does, as do CPU plans. Zero the workspace once before its first step. leanattn_stage_step neither
+ * reads nor writes out and softmax_lse, nor checks them. */
 LEANATTN_API leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens,
                                                  const int32_t* host_cu_seqlens, void* workspace, size_t workspace_bytes, void* stream);
 LEANATTN_API leanattn_status leanattn_run_staged(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes,

@@ -161,16 +161,17 @@ void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void*
     require(!mine.overlaps(lse_bytes(p, t)), "workspace", "overlaps softmax_lse");
 }
 
-void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_readable) {
+void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_readable, Outputs outputs) {
+    const bool written = outputs == Outputs::written;
     check_strides(t.q, "q");
-    check_strides(t.o, "out");
-    require(t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
+    if (written) check_strides(t.o, "out");
+    require(!written || t.lse.data == nullptr || (t.lse.stride_batch >= 0 && t.lse.stride_head >= 0 && t.lse.stride_token >= 0), "softmax_lse",
             "strides must be non-negative");
     require(t.seqlens != nullptr, "cache_seqlens", "is missing");
     require(std::isfinite(t.softmax_scale) && t.softmax_scale >= 0.0f, "softmax_scale", "must be a finite positive number (0: 1/sqrt(head_dim))");
     check_cache_fields(p, t.kv);
     if (host_readable) check_live_values(p, t);
-    check_written_apart(p, t, host_readable);  // after the live values: a ragged cache's extent reads cu_seqlens
+    if (written) check_written_apart(p, t, host_readable);  // after the live values: a ragged cache's extent reads cu_seqlens
 }
 
 }  // namespace leanattn

@@ -17,7 +17,10 @@ namespace leanattn {
 // capacities a plan is made for). With `host_readable` (the views point to host memory) it also reads
 // cache_seqlens, block_table and cu_seqlens: every length must lie in [q_len, what the request's part of the
 // cache holds] and every block id a length reaches must lie in [0, num_blocks).
-void check_decode_tensors(const Problem& shape, const DecodeTensors& tensors, bool host_readable);
+// It also refuses out or softmax_lse whose own elements overlap or that lie on q, K or V, unless `outputs` says the
+// call does not write them (staging a step, cuda::stage_step, writes only the workspace: the Python package passes q there).
+enum class Outputs { written, unused };
+void check_decode_tensors(const Problem& shape, const DecodeTensors& tensors, bool host_readable, Outputs outputs = Outputs::written);
 
 // The bytes [begin, end) a run writes: out's and, when present, softmax_lse's (their strides are non-negative: checked
 // above). softmax_lse overlapping out is refused by check_decode_tensors; a workspace overlapping either by

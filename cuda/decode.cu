@@ -67,13 +67,14 @@ KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return
 
 // What both kinds of step check before they enqueue anything (an InputError leaves the stream untouched), and
 // the kernels they launch.
-ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, bool trace) {
+ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void* workspace, std::size_t bytes, bool trace,
+                             Outputs outputs = Outputs::written) {
     const Problem& shape = plan.problem;
     check_supported(shape, t.dtype);
-    check_decode_tensors(shape, t, /*host_readable=*/false);
+    check_decode_tensors(shape, t, /*host_readable=*/false, outputs);
     check_alignment(t);
     check_workspace(plan, workspace, bytes);
-    check_workspace_apart(shape, t, workspace, workspace_bytes(plan));
+    if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan));
     if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, t.kv, current_device_sms(), kernels.ctas_per_sm);
@@ -234,7 +235,7 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
         throw InputError("stream", "is capturing a graph: stage the step before replaying the graph, outside the capture (a copy inside the "
                                    "graph costs a replay ~9 us); capture run_staged alone");
     }
-    (void)checked_kernels(plan, tensors, workspace, bytes, false);
+    (void)checked_kernels(plan, tensors, workspace, bytes, false, Outputs::unused);  // it writes the workspace alone
     const KvCacheView kv = host_kv(tensors, lengths, "staged step");
     if (!stageable(plan)) return;  // run_staged runs it as run() does
     static thread_local StepTable step;  // ~11 KB: kept off the stack

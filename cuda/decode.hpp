@@ -93,7 +93,8 @@ void run(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& 
 // and copies the table into the workspace on `stream` (a pageable copy: the host's buffer is free again when it
 // returns); the captured run_staged launches kernels that read it there. On an H100 such a step took 1.01-1.07x a
 // host-lengths step's time and 0.86-0.97x a captured run()'s (bench/NOTES.md, v33); a copy made inside the graph would
-// cost ~9 us a replay, so stage_step refuses a capturing stream. stage_step checks what run() checks. A plan whose steps
+// cost ~9 us a replay, so stage_step refuses a capturing stream. stage_step checks what run() checks but out and
+// softmax_lse, which it neither reads nor writes (any views will do there). A plan whose steps
 // may need more CTAs or segments than a table holds stages nothing and runs as run() does, its lengths read on the
 // device. run_staged reads whatever was staged last: stage every step, on the replay's stream.
 void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, void* workspace, std::size_t workspace_bytes,

@@ -278,7 +278,7 @@ class DecodePlan:
         runs as run() does (its lengths read on the device)."""
         shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
         host_lengths = _host_lengths(host_seqlens, shape.batch)
-        tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, q, None, 0.0)  # q stands for out: nothing is written
+        tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, q, None, 0.0)  # q stands for out: staging neither checks nor writes it
         stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
         L.check(L.lib.leanattn_stage_step(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
                                           self.workspace.numel(), stream))

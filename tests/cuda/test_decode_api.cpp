@@ -93,6 +93,9 @@ TEST_CASE("run() refuses bad input before it enqueues anything") {
     SECTION("a short workspace") { bytes = cuda::workspace_bytes(plan) - 16, parameter = "workspace_bytes"; }
     SECTION("a cache too small for the plan") { t.kv.capacity = n - 1, parameter = "k_cache ("; }
     SECTION("a stream-k plan made for a GPU with twice the SMs") { which = &too_big, parameter = "plan ("; }
+    SECTION("out in place of q") { t.o.data = t.q.data, parameter = "out (overlaps q"; }
+    SECTION("out's heads on one row") { t.o.stride_head = 0, parameter = "out (rows overlap"; }
+    SECTION("softmax_lse inside the K cache") { t.lse.data = static_cast<float*>(const_cast<void*>(t.kv.k)), parameter = "softmax_lse (overlaps k_cache"; }
     // Whatever run() enqueued before refusing would land in the graph.
     cuda::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "begin capture");
     std::string refusal = "accepted";
@@ -425,7 +428,11 @@ TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the sa
                 });
                 for (int replay = 0; replay < 2; ++replay) {
                     tensors.poison_outputs(stream.get());
-                    cuda::stage_step(plan, tensors.view(), host_lengths, workspace.get(), workspace.bytes(), stream.get());
+                    // Staging reads and writes no output: the second replay stages with q standing for out and no
+                    // softmax_lse, as the Python package stages.
+                    DecodeTensors to_stage = tensors.view();
+                    if (replay == 1) to_stage.o = to_stage.q, to_stage.lse = LseTensor{};
+                    cuda::stage_step(plan, to_stage, host_lengths, workspace.get(), workspace.bytes(), stream.get());
                     staged.launch(stream.get());
                     stream.synchronize();
                     tensors.outputs_to_host(host);
