@@ -137,8 +137,16 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
     const std::int64_t bytes = dtype_bytes(t.dtype);
     const ByteRange q = extent(t.q.data, {{p.batch, t.q.stride_batch}, {p.q_len, t.q.stride_token}, {p.q_heads, t.q.stride_head}}, p.head_dim, bytes);
     const ByteRange k = cache_bytes(p, t.kv, t.kv.k, host_readable, bytes), v = cache_bytes(p, t.kv, t.kv.v, host_readable, bytes);
+    // out may be q itself, element for element (in place): each output tile reads its own query rows before any CTA
+    // writes that tile's output (a host writes after its peers' partials, and those come after their reads of Q).
+    const bool in_place = t.o.data == t.q.data && t.o.stride_batch == t.q.stride_batch && t.o.stride_token == t.q.stride_token &&
+                          t.o.stride_head == t.q.stride_head;
+    const char* why = ": a CTA could read what another has written already (out may be q itself, in place)";
+    if (q.overlaps(out) && !in_place) throw InputError("out", std::string("overlaps q") + why);
+    for (const auto& [read, name] : {std::pair{k, "k_cache"}, std::pair{v, "v_cache"}}) {
+        if (read.overlaps(out)) throw InputError("out", std::string("overlaps ") + name + why);
+    }
     for (const auto& [read, name] : {std::pair{q, "q"}, std::pair{k, "k_cache"}, std::pair{v, "v_cache"}}) {
-        if (read.overlaps(out)) throw InputError("out", std::string("overlaps ") + name + ": a CTA could read what another has written already");
         if (read.overlaps(lse)) throw InputError("softmax_lse", std::string("overlaps ") + name);
     }
 }

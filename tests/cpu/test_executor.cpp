@@ -150,16 +150,17 @@ TEST_CASE("the output is bitwise identical across runs and thread counts for a g
 }
 
 TEST_CASE("every cache layout gives the padded cache's bits: the layout changes addresses, not arithmetic") {
-    // Paged runs end at block boundaries, yet each LeanTile's sums still add their tokens in order.
+    // Paged runs end at block boundaries, yet each LeanTile's sums still add their tokens in order: on the AVX2 products
+    // (head dims that are multiples of 8) and on the portable ones (100, 4; every head dim on a CPU without AVX2).
     Problem p;
     p.batch = 3;
     p.q_heads = 8;
     p.kv_heads = 2;
-    p.head_dim = 64;
     p.tile = 32;
     p.ctx = {300, 77, 1000};
     auto rng = seeded_rng(5);
-    for (const Schedule& s : every_plan(p, test_device(9, 1), rng)) {
+    for (const std::int64_t d : {64, 100, 4})
+    for (p.head_dim = d; const Schedule& s : every_plan(p, test_device(9, 1), rng)) {
         std::vector<float> padded;
         for (auto [layout, block_size] : {std::pair{CacheLayout::padded, 16}, {CacheLayout::token_major, 16}, {CacheLayout::paged, 1},
                                           {CacheLayout::paged, 7}, {CacheLayout::paged, 256}, {CacheLayout::ragged, 16}}) {
@@ -170,15 +171,15 @@ TEST_CASE("every cache layout gives the padded cache's bits: the layout changes 
             for (std::int64_t b = 0; b < p.batch; ++b) {
                 for (std::int64_t h = 0; h < p.kv_heads; ++h) {
                     for (std::int64_t j = 0; j < p.ctx[b]; ++j) {
-                        std::memcpy(t.raw_k().data() + t.kv_offset(b, h, j) * 2, reference.raw_k().data() + reference.kv_offset(b, h, j) * 2, 64 * 2);
-                        std::memcpy(t.raw_v().data() + t.kv_offset(b, h, j) * 2, reference.raw_v().data() + reference.kv_offset(b, h, j) * 2, 64 * 2);
+                        std::memcpy(t.raw_k().data() + t.kv_offset(b, h, j) * 2, reference.raw_k().data() + reference.kv_offset(b, h, j) * 2, d * 2);
+                        std::memcpy(t.raw_v().data() + t.kv_offset(b, h, j) * 2, reference.raw_v().data() + reference.kv_offset(b, h, j) * 2, d * 2);
                     }
                 }
             }
             t.raw_q() = reference.raw_q();
             t.poison_outputs();
             execute(s, t, 3);
-            CAPTURE(strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), cache_layout_name(layout), block_size);
+            CAPTURE(d, strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), cache_layout_name(layout), block_size);
             if (layout == CacheLayout::padded) padded = t.o_float();
             const std::vector<float> o = t.o_float();
             REQUIRE(std::memcmp(o.data(), padded.data(), o.size() * sizeof(float)) == 0);
@@ -229,7 +230,7 @@ TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a
     CHECK_THROWS_WITH(cpu::run(plan, inside, both.data(), workspace.size(), 1), Catch::Contains("workspace (overlaps out"));
 }
 
-TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either lying on q, K or V, and runs other layouts") {
+TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either lying on q, K or V, and runs other layouts and out = q in place") {
     Problem p;
     p.batch = 2;
     p.q_len = 2;
@@ -265,10 +266,15 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either ly
         DecodeTensors lse = base;
         lse.lse.stride_token = 0;
         CHECK_THAT(refused(lse), Catch::Contains("softmax_lse (values overlap"));
-        // out on what the run reads: in place of q, inside K, inside V.
-        DecodeTensors in_place = base;
-        in_place.o.data = in_place.q.data;
-        CHECK_THAT(refused(in_place), Catch::Contains("out (overlaps q"));
+        // out on what the run reads: q shifted by a row, or q with other strides, inside K, inside V.
+        DecodeTensors shifted = base;
+        shifted.o = shifted.q;
+        shifted.o.data = static_cast<float*>(shifted.q.data) + 16;
+        CHECK_THAT(refused(shifted), Catch::Contains("out (overlaps q"));
+        DecodeTensors restrided = base;
+        restrided.o = restrided.q;
+        restrided.o.stride_head = 32, restrided.o.stride_token = 16;
+        CHECK_THAT(refused(restrided), Catch::Contains("out (overlaps q"));
         DecodeTensors in_k = base;
         in_k.o.data = const_cast<void*>(in_k.kv.k);
         CHECK_THAT(refused(in_k), Catch::Contains("out (overlaps k_cache"));
@@ -289,6 +295,22 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either ly
             for (std::int64_t s = 0; s < 2; ++s)
                 for (std::int64_t h = 0; h < 4; ++h)
                     for (std::int64_t d = 0; d < 16; ++d) CHECK(own[b * 128 + s * 16 + h * 32 + d] == usual[b * 128 + s * 64 + h * 16 + d]);
+        // out = q itself (in place): every output tile reads its own query rows before its output is written, so the
+        // bits are those of a separate out, for every strategy.
+        for (const Strategy strategy : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+            CAPTURE(strategy_name(strategy));
+            const Schedule each = plan_for(p, test_device(4, 1), strategy);
+            std::vector<std::byte> scratch(cpu::workspace_bytes(each));
+            cpu::HostTensors separate(p, DType::fp32, layout);
+            separate.fill_random(11);
+            cpu::run(each, separate.view(), scratch.data(), scratch.size(), 2);
+            DecodeTensors in_place = separate.view();
+            in_place.o = in_place.q;
+            cpu::run(each, in_place, scratch.data(), scratch.size(), 2);
+            std::vector<float> q_after(usual.size());
+            std::memcpy(q_after.data(), separate.raw_q().data(), q_after.size() * sizeof(float));
+            CHECK(q_after == separate.o_float());
+        }
     }
 }
 
