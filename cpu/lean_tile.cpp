@@ -42,9 +42,12 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
             tile_scores(t.dtype, bytes(kv.k) + at, run, d, kv.stride_token, sc.q.data(), rows, sc.s.data() + (j - j0), len, sc.convert,
                         rows_at(t, kv.v, b, h, j, run, d));
         }
+        // Causal decode of q_len tokens: query i of q_len sees tokens [0, n − q_len + i + 1).
+        const auto visible_of = [&](std::int64_t r) { return std::clamp<std::int64_t>(n - ql + ((first + r) % ql) + 1 - j0, 0, len); };
+        std::int64_t all_see = len;  // this LeanTile's tokens every row sees
+        for (std::int64_t r = 0; r < rows && all_see > 0; ++r) all_see = std::min(all_see, visible_of(r));
         for (std::int64_t r = 0; r < rows; ++r) {
-            // Causal decode of q_len tokens: query i of q_len sees tokens [0, n − q_len + i + 1).
-            const std::int64_t visible = std::clamp<std::int64_t>(n - ql + ((first + r) % ql) + 1 - j0, 0, len);
+            const std::int64_t visible = visible_of(r);
             auto srow = sc.s.row(r);
             srow.tail(len - visible).setConstant(-INFINITY);
             // PropagateNaN: a NaN logit must reach m (and from there the whole row), not be skipped.
@@ -56,6 +59,7 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
             }
             const float correction = rescale_factor(st.m[r], m_new);
             srow = (srow.array() - m_new).exp();
+            srow.tail(len - visible).setZero();  // exp(−inf) is not exactly 0 in Eigen's vectorised exp (it clamps its input)
             st.l[r] = st.l[r] * correction + srow.sum();
             st.acc.row(r) *= correction;
             st.m[r] = m_new;
@@ -64,13 +68,25 @@ void lean_tile_run(const Problem& p, const DecodeTensors& t, std::int64_t n, con
         // state. One running chain over all n tokens rounds with error ~ u·√n (a 1M-token fp32 output
         // missed 1e-5: 2.1e-5); blocked, ~ u·(√tile + √(n / tile)). The extra add is rows·d per tile.
         // Runs add into the same sum in token order, so a paged cache gives the padded cache's bits.
+        // The tokens only later rows see (the new ones, with q_len > 1) are added row by row, to the rows that see them:
+        // a row never multiplies a token it does not see, whose V may hold anything (0 · inf is NaN). Each row still adds
+        // its tokens in order, so the bits are those of one product.
         sc.pv.setZero(rows, d);
-        for (std::int64_t j = j0, run = 0; j < j0 + len; j += run) {
-            run = tensors::kv_run(kv, j, j0 + len);
-            const std::int64_t next = j + run < j0 + len ? j + run : (tile + 1 < seg.end ? j0 + p.tile : n);  // K needed next
+        for (std::int64_t j = j0, run = 0; j < j0 + all_see; j += run) {
+            run = tensors::kv_run(kv, j, j0 + all_see);
+            const std::int64_t next = j + run < j0 + all_see ? j + run : (tile + 1 < seg.end ? j0 + p.tile : n);  // K needed next
             const RowsAhead ahead = next < n ? rows_at(t, kv.k, b, h, next, tensors::kv_run(kv, next, next + std::min(p.tile, n - next)), d) : RowsAhead{};
             const std::int64_t at = tensors::kv_offset(kv, b, h, j) * e;
             tile_accumulate(t.dtype, bytes(kv.v) + at, run, d, kv.stride_token, sc.s.data() + (j - j0), rows, len, sc.pv.data(), sc.convert, ahead);
+        }
+        for (std::int64_t r = 0; r < rows && all_see < len; ++r) {
+            const std::int64_t end = j0 + visible_of(r);
+            for (std::int64_t j = j0 + all_see, run = 0; j < end; j += run) {
+                run = tensors::kv_run(kv, j, end);
+                const std::int64_t at = tensors::kv_offset(kv, b, h, j) * e;
+                tile_accumulate(t.dtype, bytes(kv.v) + at, run, d, kv.stride_token, sc.s.data() + r * len + (j - j0), 1, len, sc.pv.data() + r * d,
+                                sc.convert);
+            }
         }
         st.acc += sc.pv;
     }

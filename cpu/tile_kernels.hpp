@@ -6,7 +6,8 @@
 // inside the multiply-adds, instead of into a scratch tile first, is what lets one core keep up with memory:
 // a separate conversion pass costs a store and a reload per element (measured here: 6.8 GB/s for
 // convert-then-use, 17 GB/s fused, one core). Where the compiler and the CPU have AVX2 + FMA + F16C the
-// products use intrinsics (tile_kernels_avx2.cpp); elsewhere they convert into scratch and use Eigen.
+// products use intrinsics (tile_kernels_avx2.cpp); elsewhere they convert into scratch and use plain loops of the same
+// fixed order (tile_kernels.cpp), so that every cache layout gives the same bits on either path.
 //
 // `ahead` (optional): the rows the caller will need next (the V of these tokens during the scores, the next
 // K during the accumulation); the AVX2 products prefetch them into L2 a few lines per token, so memory

@@ -168,6 +168,55 @@ TEST_CASE("several query tokens decode causally: query i sees the first ctx - q_
     CHECK(o[0] != o[3 * 4 * 32]);
 }
 
+TEST_CASE("a query never reads a token it does not see: NaN, inf or 3e38 in a later new token's K and V leave earlier queries' bits as they were") {
+    Problem p = small({97, 40}, 4, 2, 32, 16);  // tiles of 16 tokens: the new tokens straddle two LeanTiles of request 0
+    p.q_len = 4;
+    for (const CacheLayout layout : {CacheLayout::padded, CacheLayout::paged}) {
+        cpu::HostTensors t(p, DType::fp32, layout, 3);
+        t.fill_random(29);
+        for (Strategy s : {Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}) {
+            const Schedule plan = plan_for(p, test_device(5, 1), s);
+            t.poison_outputs();
+            execute(plan, t, 2);
+            const std::vector<float> clean = t.o_float();
+            // Request 0's last token (96) is seen by its last query alone (query 3); token 95 by queries 2 and 3.
+            for (const float planted : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 3e38f}) {
+                CAPTURE(std::string(cache_layout_name(layout)), strategy_name(s), planted);
+                cpu::HostTensors bad = t;
+                auto* v = reinterpret_cast<float*>(bad.raw_v().data());
+                for (std::int64_t h = 0; h < 2; ++h)
+                    for (int i = 0; i < 32; ++i) v[bad.kv_offset(0, h, 96) + i] = planted, v[bad.kv_offset(0, h, 95) + i] = planted;
+                bad.poison_outputs();
+                execute(plan, bad, 2);
+                const std::vector<float> o = bad.o_float();
+                // o is (batch, q_len, q_heads, d): request 0's queries 0 and 1 see neither token.
+                for (std::int64_t i = 0; i < 2 * 4 * 32; ++i) REQUIRE(o[i] == clean[i]);
+                if (std::isnan(planted)) CHECK(std::isnan(o[3 * 4 * 32]));  // query 3 sees both
+                for (std::int64_t i = 4 * 4 * 32; i < 8 * 4 * 32; ++i) REQUIRE(o[i] == clean[i]);  // request 1
+            }
+        }
+    }
+}
+
+TEST_CASE("a run passes with O within its dtype's tolerance, the LSE within lse_tolerance, and nothing non-finite") {
+    Errors e;
+    e.rel_l2 = 5e-4, e.lse_max_abs = 2e-6;
+    CHECK(within_tolerance(e, DType::fp16));
+    CHECK_FALSE(within_tolerance(e, DType::fp32));  // O off by more than fp32's 1e-5
+    e.lse_max_abs = 0.3;                            // O right, the LSE wrong (a base-2 LSE is off by a third of it)
+    CHECK_FALSE(within_tolerance(e, DType::fp16));
+    e.lse_max_abs = 0, e.non_finite = 1;
+    CHECK_FALSE(within_tolerance(e, DType::bf16));
+    // And a real run: the executor's LSE, against the float64 reference's.
+    const Problem p = small({3000, 70}, 4, 2, 64, 32);
+    cpu::HostTensors t(p, DType::bf16, CacheLayout::paged, 16);
+    t.fill_random(31, 8.0f);
+    execute(plan_for(p, test_device(5, 1), Strategy::stream_k), t, 2);
+    const Errors run = compare_to_reference(p, t.view(), reference_of(t));
+    CHECK(run.lse_max_abs > 0);
+    CHECK(within_tolerance(run, DType::bf16));
+}
+
 TEST_CASE("fp16 and bf16 conversions round to nearest even and survive a round trip") {
     for (float x : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035e-5f, 5.96e-8f, 3.14159f}) {
         CHECK(fp16_to_float(float_to_fp16(x)) == Approx(x).epsilon(1e-3));
