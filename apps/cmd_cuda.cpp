@@ -51,7 +51,7 @@ int run_cuda_validate(const CudaOptions& opt, std::ostream& out) {
     json results = json::array();
     if (opt.format == "text") {
         out << "validate on " << describe_device(v.device) << " (timing keys of " << opt.device_file << "), " << dtype_name(c.dtype) << ", " << describe_layout(c)
-            << " K/V, lengths on the " << lengths_place(c) << "; tolerance rel L2 <= " << v.tolerance << "\n";
+            << " K/V, lengths on the " << lengths_place(c) << "; tolerance rel L2 <= " << v.tolerance << ", LSE within " << lse_tolerance << "\n";
     }
     for (const cuda::StrategyCheck& r : v.results) {
         if (opt.format == "text") {

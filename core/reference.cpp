@@ -111,4 +111,6 @@ double tolerance(DType dtype) {
     return 0;
 }
 
+bool within_tolerance(const Errors& e, DType dtype) { return e.non_finite == 0 && e.rel_l2 <= tolerance(dtype) && e.lse_max_abs <= lse_tolerance; }
+
 }  // namespace leanattn

@@ -45,4 +45,14 @@ Errors compare_to_reference(const Problem& shape, const DecodeTensors& tensors, 
 //    cores round P to the dtype before P·V; that error averages out over the tokens and stays far inside.
 double tolerance(DType dtype);
 
+// The softmax_lse a correct run stays within, absolute (natural log), for any dtype: the LSE is m + log l in fp32, so its
+// error is l's relative error (fp32 sums as above: ~6e-6 at 1M tokens) plus m's rounding (u·|m|, ~1e-6 at logits of 20).
+// Bound 1e-4; measured at most 1.7e-6 in the H100 validations kept in bench/results/raw. A wrong LSE is off by far more
+// (base 2 for base e: a third of it).
+inline constexpr double lse_tolerance = 1e-4;
+
+// Whether a run's errors pass: no NaN or inf in O or the LSE, O's rel. L2 within tolerance(dtype), the LSE within
+// lse_tolerance.
+bool within_tolerance(const Errors& errors, DType dtype);
+
 }  // namespace leanattn

@@ -136,7 +136,7 @@ Validation validate(const HarnessCase& c, int runs) {
             tensors.outputs_to_host(host);
             keep_worst(check_result.worst, compare_to_reference(c.problem, host.view(), ref));
         }
-        check_result.pass = check_result.worst.non_finite == 0 && check_result.worst.rel_l2 <= v.tolerance;
+        check_result.pass = within_tolerance(check_result.worst, c.dtype);
         v.results.push_back(check_result);
     }
     return v;

@@ -4,7 +4,7 @@
 // validate: fresh random inputs in the chosen layout, copied back to the host with the same strides; core's
 //           float64 reference once; then per strategy 3 runs, each after poisoning out and softmax_lse with
 //           NaN, each copied back and compared (core's compare_to_reference); pass = no non-finite value
-//           and rel. L2 ≤ core's tolerance(dtype).
+//           and rel. L2 ≤ core's tolerance(dtype), the LSE within lse_tolerance (within_tolerance).
 // bench:    per strategy, one decode step (prologue, decode, reduce) captured in a CUDA graph and replayed
 //           with an L2 flush before each replay, in two blocks per strategy (the strategies in one order, then in
 //           the reverse one, so that none is timed in a state of the GPU the others are not; the copy bandwidth is
