@@ -6,17 +6,20 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "calibration_report.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
 #include "data_catalog.hpp"
 #include "kernel_file.hpp"
 #include "measured_runs.hpp"
 #include "output_file.hpp"
 #include "problem_options.hpp"
+#include "resource_limits.hpp"
 #include "sim/simulation.hpp"
 
 namespace leanattn::app {
@@ -80,10 +83,25 @@ std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const
     return {resolve_problem(flags, vm, "text", true), dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32})};
 }
 
+// A replay of a sweep's runs (plan_runs, then predict_us: every plan held, each simulated), weighed against this
+// machine's limits before anything is planned: the shapes are the file's, and one huge record would exhaust memory.
+// A fit replays them once per step of each field; its time shows in its progress lines.
+void check_replay_cost(const MeasuredSweep& sweep, const DeviceSpec& device, const sim::KernelModel& kernel) {
+    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
+    Cost cost;
+    for (const sim::MeasuredRun& r : sweep.runs) {
+        PlanOptions options;
+        options.strategy = r.strategy;
+        cost.add(simulation_cost(r.problem, planned, options, false));
+    }
+    check_cost(cost, resource_limits());
+}
+
 int predict(const std::string& shapes_file, const DeviceSpec& device, const sim::KernelModel& kernel, const std::string& device_flag, std::ostream& out) {
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     for (const std::string& line : read_problem_lines(shapes_file, "--predict")) {
         const auto [p, dtype] = problem_of_line(line, device_flag);
+        check_cost(simulation_report_cost(p.problem, planned, p.plan, p.strategies, false), p.limits);
         json results = json::array();
         for (Strategy s : p.strategies) {
             PlanOptions options = p.plan;
@@ -189,10 +207,13 @@ int calibrate_main(const Args& args) {
     sim::KernelModel kernel;
     json report;
     std::ostringstream text;
+    std::string fitted;  // the fitted kernel file, written to -o once the checks, if any, have run too
+    const std::optional<MeasuredSweep> check_sweep = checks.empty() ? std::nullopt : std::optional(read_measured(checks));
     if (!measured.empty()) {
         const MeasuredSweep sweep = read_measured(measured);
         if (!held.empty() && !only.empty()) throw InputError("--hold", "goes without --fit (--fit names every field fitted)");
         const sim::KernelModel start = with_settings(start_name.empty() ? starting_guess(name) : load_kernel(start_name, device), settings);
+        check_replay_cost(sweep, device, start);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
         std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
         const auto find = [&](const std::string& flag, const std::string& field) {
@@ -218,12 +239,13 @@ int calibrate_main(const Args& args) {
                                                          device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps);
         write_check_text(text, train);
         report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"kernel", kernel_to_json(kernel, fitted_note)}, {"check", check_to_json(train)}};
-        write_output(output, [&](std::ostream& out) { out << kernel_to_json(kernel, fitted_note).dump(2) << "\n"; });
+        fitted = kernel_to_json(kernel, fitted_note).dump(2) + "\n";
     } else {
         kernel = load_kernel(kernel_name, device);
     }
-    if (!checks.empty()) {
-        const MeasuredSweep sweep = read_measured(checks);
+    if (check_sweep) {
+        const MeasuredSweep& sweep = *check_sweep;
+        check_replay_cost(sweep, device, kernel);
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, kernel);
         const double copy = device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps;
         const std::vector<double> predicted = sim::predict_us(planned, kernel);
@@ -233,6 +255,7 @@ int calibrate_main(const Args& args) {
         if (!runs_file.empty()) write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); });
         report["check"] = check_to_json(check);
     }
+    if (!fitted.empty()) write_output(output, [&](std::ostream& out) { out << fitted; });
     commit_output("", format == "json" ? report.dump(2) + "\n" : text.str());
     return exit_ok;
 }

@@ -262,7 +262,20 @@ int run_shapes(const Args& args) {
 
 }  // namespace
 
-int cuda_main(const Args& args) {
+int cuda_main(const Args& given) {
+    // --shapes=FILE, -o=FILE and --output=FILE as two words: run_shapes reads its own flags by hand, and a joined
+    // --shapes=FILE was passed on to a single bench, which never read FILE.
+    Args args;
+    for (const std::string& a : given) {
+        const std::size_t eq = a.find('=');
+        const std::string flag = a.substr(0, eq);
+        if (eq != std::string::npos && (flag == "--shapes" || flag == "--output" || flag == "-o")) {
+            args.push_back(flag);
+            args.push_back(a.substr(eq + 1));
+        } else {
+            args.push_back(a);
+        }
+    }
     if (args.size() > 1 && args[0] == "bench" && std::find(args.begin(), args.end(), "--shapes") != args.end()) return run_shapes(args);
     return run_case(args, nullptr);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/dtype.hpp"
@@ -37,17 +38,22 @@ Line parse_line(const json& j) {
     Line l;
     l.flags = j.value("flags", "");
     l.problem = problem_from_json(j.at("problem"));
-    l.bytes_per_element = j.at("dtype").get<std::string>() == "fp32" ? 4 : 2;
+    const std::string dtype = j.at("dtype").get<std::string>();
+    const std::optional<DType> parsed = parse_dtype(dtype);
+    if (!parsed) throw InputError("dtype " + dtype, "expected fp16, bf16 or fp32");
+    l.bytes_per_element = dtype_bytes(*parsed);
     l.copy_gbps = j.value("copy_gbps", 0.0);
     l.gpu = j.value("device", "");
     for (const json& r : j.at("results")) {
         const auto strategy = parse_strategy(r.at("strategy").get<std::string>());
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
         const double us = r.at("median_us").get<double>();
-        if (!(us > 0.0) || !std::isfinite(us)) throw InputError("median_us", "must be a positive time");
+        // A launch alone takes microseconds: a time below a nanosecond, or above a thousand seconds, is not a measurement.
+        if (!(us >= 1e-3 && us <= 1e9)) throw InputError("median_us " + json(us).dump(), "must be a time of 0.001 us to 1e9 us");
         l.results.push_back({*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}), r.value("snap", std::int64_t{-1}),
                              r.value("narrow_streams", false)});
     }
+    if (l.results.empty()) throw InputError("results", "holds no run");
     return l;
 }
 

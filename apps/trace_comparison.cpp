@@ -20,9 +20,18 @@ namespace {
 
 using json = nlohmann::json;
 
-double interval_ns(const json& v) {
+// A [start, end] pair of a trace in ns, or null: its length, refused where it runs backwards or is not finite.
+double interval_ns(const json& v, const char* what) {
     if (v.is_null()) return 0.0;
-    return v.at(1).get<double>() - v.at(0).get<double>();
+    const double start = v.at(0).get<double>(), end = v.at(1).get<double>();
+    if (!(end >= start) || !std::isfinite(end - start)) throw InputError(what, "ends before it starts (" + v.dump() + ")");
+    return end - start;
+}
+
+std::int64_t in_range(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
+    const auto x = v.get<std::int64_t>();
+    if (x < lo || x > hi) throw InputError(what + " " + std::to_string(x), "must lie in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return x;
 }
 
 }  // namespace
@@ -33,8 +42,8 @@ MeasuredTrace read_trace(const std::string& file) {
     try {
         const json j = json::parse(*in);
         t.gpu = j.at("device").at("name").get<std::string>();
-        t.sms = j.at("device").at("sms").get<std::int64_t>();
-        t.ctas_per_sm = j.at("device").at("ctas_per_sm").get<std::int64_t>();
+        t.sms = in_range(j.at("device").at("sms"), 1, max_device_sms, "device sms");
+        t.ctas_per_sm = in_range(j.at("device").at("ctas_per_sm"), 1, max_ctas_per_sm, "device ctas_per_sm");
         t.problem = problem_from_json(j.at("problem"));
         const std::string dtype = j.at("dtype").get<std::string>();
         if (dtype != "fp16" && dtype != "bf16") throw InputError("dtype " + dtype, "expected fp16 or bf16 (the GPU kernels')");
@@ -48,24 +57,30 @@ MeasuredTrace read_trace(const std::string& file) {
             if (k.contains("snap")) mk.snap = k.at("snap").get<std::int64_t>();
             if (k.contains("splits")) mk.splits = k.at("splits").get<std::int64_t>();
             mk.makespan_ns = k.at("makespan").get<double>();
+            if (!(mk.makespan_ns > 0.0) || !std::isfinite(mk.makespan_ns)) throw InputError("makespan", "must be a positive time");
             for (const json& c : k.at("ctas")) {
                 MeasuredCta mc;
-                mc.sm = c.at("sm").get<std::int64_t>();
+                mc.sm = in_range(c.at("sm"), 0, t.sms - 1, "cta " + std::to_string(mk.ctas.size()) + " sm");
                 mc.start_ns = c.at("start").get<double>();
                 mc.end_ns = c.at("end").get<double>();
+                if (!(mc.end_ns >= mc.start_ns) || !std::isfinite(mc.end_ns - mc.start_ns)) {
+                    throw InputError("cta " + std::to_string(mk.ctas.size()), "ends before it starts");
+                }
                 for (const json& s : c.at("segments")) {
                     mc.empty = false;
                     mc.segments.push_back({s.at("output").get<std::int64_t>(), s.at("begin").get<std::int64_t>(), s.at("end").get<std::int64_t>()});
-                    const double wait = interval_ns(s.at("wait"));
+                    const double wait = interval_ns(s.at("wait"), "wait");
                     mc.wait_ns += wait;
                     // A segment that stores a whole output unsplit is no reduction work.
                     if (s.at("contributors").get<std::int64_t>() > 1 || s.at("role").get<std::string>() != "store") {
-                        mc.merge_ns += interval_ns(s.at("merge_store")) - wait;
+                        mc.merge_ns += interval_ns(s.at("merge_store"), "merge_store") - wait;
                     }
                 }
                 mk.ctas.push_back(mc);
             }
-            if (static_cast<std::int64_t>(mk.ctas.size()) != mk.grid) throw InputError("ctas", "fewer than the grid");
+            if (static_cast<std::int64_t>(mk.ctas.size()) != mk.grid) {
+                throw InputError("ctas", std::to_string(mk.ctas.size()) + " of them where the grid is " + std::to_string(mk.grid));
+            }
             t.kernels.push_back(std::move(mk));
         }
     } catch (const json::exception& e) {

@@ -5,6 +5,8 @@
 #include <functional>
 #include <stdexcept>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "simulation.hpp"
@@ -38,18 +40,34 @@ std::vector<double> predict_us(const PlannedRuns& planned, const KernelModel& ke
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
     std::atomic<std::size_t> next{0};
+    // The first exception any thread meets (a model the simulator refuses, memory): the others stop taking runs, every
+    // thread is joined, then it is rethrown here. (An exception leaving a thread, or a joinable thread destroyed while
+    // one unwinds, ends the process.)
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+    std::mutex failure_mutex;
     const auto work = [&] {
-        for (std::size_t i = next++; i < n; i = next++) {
-            SimOptions options;
-            options.bytes_per_element = planned.runs[i].bytes_per_element;
-            options.kernel = &kernel;
-            out[i] = simulate(planned.plans[i], options).makespan_ns / 1e3;
+        try {
+            for (std::size_t i = next++; i < n && !failed; i = next++) {
+                SimOptions options;
+                options.bytes_per_element = planned.runs[i].bytes_per_element;
+                options.kernel = &kernel;
+                out[i] = simulate(planned.plans[i], options).makespan_ns / 1e3;
+            }
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+            failed = true;
         }
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    try {
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    } catch (...) {  // a thread the system would not start: the ones started finish the runs
+    }
     work();
     for (std::thread& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
     return out;
 }
 

@@ -114,6 +114,11 @@ void check_kernel_model(const KernelModel& k) {
         const double v = k.cta_ns_per_kb_by_path[i];
         if (!(v >= 0.0 && v <= 1e9)) refuse(kernel_path_names[i], v, "cta_ns_per_kb_by_path: must lie in 0..1e9 ns");
     }
+    // A kernel draws a share of the copy bandwidth of the order of one (1.10 fitted on an H100); a share far below it
+    // starves the simulated streams until no event comes in a double's range.
+    if (!(k.bandwidth_over_copy == 0.0 || (k.bandwidth_over_copy >= 0.01 && k.bandwidth_over_copy <= 100.0))) {
+        refuse("bandwidth_over_copy", k.bandwidth_over_copy, "must be 0 (the device's peak) or lie in 0.01..100 (a share of the copy bandwidth)");
+    }
     if (!(k.reread_fraction >= 0.0 && k.reread_fraction <= 1.0)) refuse("reread_fraction", k.reread_fraction, "must lie in 0..1");
     if (!(k.reread_lag_mb >= 0.0 && k.reread_lag_mb <= 1e6)) refuse("reread_lag_mb", k.reread_lag_mb, "must lie in 0..1e6 MB (0: the L2 is not aged)");
     if (!(k.idle_sms_bandwidth_loss >= 0.0 && k.idle_sms_bandwidth_loss < 1.0)) refuse("idle_sms_bandwidth_loss", k.idle_sms_bandwidth_loss, "must lie in 0..1 (1 excluded)");

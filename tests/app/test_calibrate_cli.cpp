@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -286,8 +287,31 @@ TEST_CASE("calibrate --predict writes one JSON line per shape with each strategy
     CHECK(p[0]["results"][0]["predicted_us"] != lines[0]["results"][0]["predicted_us"]);
 }
 
+// heldout-1.jsonl's first line with one edit (`edit` changes its JSON), as a sweep of its own.
+TempFile edited_line(const std::string& name, const std::function<void(json&)>& edit) {
+    const std::string all = slurp(heldout1);
+    json j = json::parse(all.substr(0, all.find('\n')));
+    edit(j);
+    return TempFile(name, j.dump() + "\n");
+}
+
 TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const TempFile shapes("refuse-shapes.txt", "--batch 1 --heads 8 --ctx 1000\n");
+    const TempFile huge_shape("huge-shape.txt", "--heads 67108864 --kv-heads 67108864 --ctx 128\n");
+    // Records no `cuda bench` writes: a dtype it does not run, a time no launch takes, no run at all, a shape whose
+    // replay would take more memory than the machine has (it ran out of memory, or aborted inside the replay's threads).
+    const TempFile int8 = edited_line("int8.jsonl", [](json& j) { j["dtype"] = "int8"; });
+    const TempFile tiny_time = edited_line("tiny-time.jsonl", [](json& j) { j["results"][0]["median_us"] = 5e-324; });
+    const TempFile no_runs = edited_line("no-runs.jsonl", [](json& j) { j["results"] = json::array(); });
+    const TempFile huge = edited_line("huge.jsonl", [](json& j) {
+        j["problem"]["q_heads"] = j["problem"]["kv_heads"] = 67108864;
+        j["problem"]["ctx"] = {128};
+        j["problem"]["batch"] = 1;
+    });
+    // A kernel model whose streams would draw a vanishing share of the copy bandwidth: no event in a double's range.
+    json starved = json::parse(slurp(source + "/data/kernels/leanattn-h100.json"));
+    starved["bandwidth_over_copy"] = 1e-305;
+    const TempFile starved_kernel("starved.json", starved.dump());
     const TempFile bad_kernel("bad-kernel.json", "{\"name\": \"broken\", \"launch_ns\": ");
     const TempFile not_jsonl("not.jsonl", "--batch 1 --heads 8 --ctx 1000\n");
     const TempFile empty("empty.jsonl", "\n\n");
@@ -310,6 +334,14 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --iterations -1",
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale -1",
         "calibrate --kernel leanattn-h100 --runs " + unwritten.path + " --predict " + shapes.path + " -o " + unwritten.path,  // --runs needs --check
+        "calibrate --kernel leanattn-h100 --device paper-5sm --check " + heldout1,  // the simulator refuses the device inside the replay's threads
+        "calibrate --kernel leanattn-h100 --check " + int8.path,
+        "calibrate --kernel leanattn-h100 --check " + tiny_time.path,
+        "calibrate --kernel leanattn-h100 --check " + no_runs.path,
+        "calibrate --kernel leanattn-h100 --check " + huge.path,
+        "calibrate --kernel leanattn-h100 --predict " + huge_shape.path,
+        "calibrate --kernel " + starved_kernel.path + " --check " + heldout1,
+        "simulate --kernel " + starved_kernel.path,
     };
     for (const std::string& args : refused) {
         CAPTURE(args);
@@ -318,6 +350,11 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         CHECK_THAT(r.err, Catch::StartsWith("error:"));
         CHECK(r.out.empty());
     }
+    // A fit whose check is refused writes no fitted model over an existing -o file.
+    const TempFile existing("existing.json", "kept\n");
+    const auto late = run_leanattn("calibrate --measured " + heldout1 + " --iterations 0 --check " + int8.path + " -o " + existing.path);
+    CHECK(late.exit_code == 2);
+    CHECK(slurp(existing.path) == "kept\n");
     // Rounds of one sweep must hold the same problems.
     const TempFile first_line("first-line.jsonl", slurp(heldout1).substr(0, slurp(heldout1).find('\n') + 1));
     const auto rounds = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + first_line.path);
@@ -470,8 +507,25 @@ TEST_CASE("simulate --trace replays the plan that ran: the trace's snap, or the 
     CHECK_THAT(refused.err, Catch::Contains("walks as the trace's CTAs did"));
 }
 
+// The trace with one edit (`edit` changes its JSON), in a file of its own.
+TempFile edited_trace(const std::string& name, const std::function<void(json&)>& edit) {
+    json j = json::parse(slurp(trace));
+    edit(j);
+    return TempFile(name, j.dump());
+}
+
 TEST_CASE("simulate --trace refuses problem flags, other formats and files that are not traces") {
     const TempFile not_trace("not-trace.json", "{\"device\": {\"name\": \"x\"}}");
+    // Traces whose numbers no GPU writes: they were drawn (1e8 SMs: 4 GB) or summed (intervals backwards) as given.
+    const TempFile no_sms = edited_trace("no-sms.json", [](json& j) { j["device"]["sms"] = 0; });
+    const TempFile many_sms = edited_trace("many-sms.json", [](json& j) { j["device"]["sms"] = 100000000; });
+    const TempFile bad_sm = edited_trace("bad-sm.json", [](json& j) { j["kernels"][0]["ctas"][3]["sm"] = 1 << 30; });
+    const TempFile backwards = edited_trace("backwards.json", [](json& j) {
+        json& cta = j["kernels"][0]["ctas"][0];
+        std::swap(cta["start"], cta["end"]);
+    });
+    const TempFile no_makespan = edited_trace("no-makespan.json", [](json& j) { j["kernels"][1]["makespan"] = 0; });
+    const TempFile extra_cta = edited_trace("extra-cta.json", [](json& j) { j["kernels"][0]["ctas"].push_back(j["kernels"][0]["ctas"][0]); });
     const std::string refused[] = {
         "simulate --trace " + trace + " --batch 4",
         "simulate --trace " + trace + " --ctx 100",
@@ -482,6 +536,12 @@ TEST_CASE("simulate --trace refuses problem flags, other formats and files that 
         "simulate --trace " + heldout1,
         "simulate --kernel no-such-kernel --trace " + trace,
         "simulate --kernel no-such-kernel --model llama-3-8b --ctx 4096",
+        "simulate --format svg --trace " + no_sms.path,
+        "simulate --format svg --trace " + many_sms.path,
+        "simulate --trace " + bad_sm.path,
+        "simulate --trace " + backwards.path,
+        "simulate --trace " + no_makespan.path,
+        "simulate --trace " + extra_cta.path,
     };
     for (const std::string& args : refused) {
         CAPTURE(args);
@@ -695,6 +755,10 @@ TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest 
     }
     CHECK_THAT(r.err, Catch::Contains("line 1 of") && Catch::Contains("line 3 of"));
     CHECK(run_leanattn("cuda bench --shapes /tmp/leanattn-no-such-shapes.txt").exit_code == 2);
+    // Joined to its value it is read too (it was passed on to one bench of the default problem, its file never read).
+    const auto joined = run_leanattn("cuda bench --shapes=/tmp/leanattn-no-such-shapes.txt");
+    CHECK(joined.exit_code == 2);
+    CHECK_THAT(joined.err, Catch::Contains("leanattn-no-such-shapes.txt"));
     const TempFile none("no-shapes.txt", "# only a comment\n");
     CHECK(run_leanattn("cuda bench --shapes " + none.path).exit_code == 2);
 
