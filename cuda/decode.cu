@@ -71,8 +71,8 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
                              Outputs outputs = Outputs::written) {
     const Problem& shape = plan.problem;
     check_supported(shape, t.dtype);
+    check_alignment(t);  // first: a pointer moved off its alignment may also reach into a neighbour (overlap, below)
     check_decode_tensors(shape, t, /*host_readable=*/false, outputs);
-    check_alignment(t);
     check_workspace(plan, workspace, bytes);
     if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan));
     if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
