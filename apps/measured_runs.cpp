@@ -36,8 +36,10 @@ struct Line {
 
 Line parse_line(const json& j) {
     Line l;
-    l.flags = j.value("flags", "");
     l.problem = problem_from_json(j.at("problem"));
+    // The label that tells problems apart in a report (calibration_report.cpp groups a problem's runs by it): the
+    // record's flags, or, where a record has none, its problem itself.
+    l.flags = j.contains("flags") ? j.at("flags").get<std::string>() : j.at("problem").dump();
     const std::string dtype = j.at("dtype").get<std::string>();
     const std::optional<DType> parsed = parse_dtype(dtype);
     if (!parsed) throw InputError("dtype " + dtype, "expected fp16, bf16 or fp32");
@@ -47,11 +49,14 @@ Line parse_line(const json& j) {
     for (const json& r : j.at("results")) {
         const auto strategy = parse_strategy(r.at("strategy").get<std::string>());
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
+        const std::int64_t grid = r.at("grid").get<std::int64_t>(), splits = r.value("splits", std::int64_t{0}), snap = r.value("snap", std::int64_t{-1});
+        if (grid < 1) throw InputError("grid " + std::to_string(grid), "must be at least 1 CTA");
+        if (splits < 0) throw InputError("splits " + std::to_string(splits), "must be 0 (not recorded) or more");
+        if (snap < -1) throw InputError("snap " + std::to_string(snap), "must be -1 (not recorded) or more");
         const double us = r.at("median_us").get<double>();
         // A launch alone takes microseconds: a time below a nanosecond, or above a thousand seconds, is not a measurement.
         if (!(us >= 1e-3 && us <= 1e9)) throw InputError("median_us " + json(us).dump(), "must be a time of 0.001 us to 1e9 us");
-        l.results.push_back({*strategy, r.at("grid").get<std::int64_t>(), us, r.value("splits", std::int64_t{0}), r.value("snap", std::int64_t{-1}),
-                             r.value("narrow_streams", false)});
+        l.results.push_back({*strategy, grid, us, splits, snap, r.value("narrow_streams", false)});
     }
     if (l.results.empty()) throw InputError("results", "holds no run");
     return l;

@@ -303,6 +303,7 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const TempFile int8 = edited_line("int8.jsonl", [](json& j) { j["dtype"] = "int8"; });
     const TempFile tiny_time = edited_line("tiny-time.jsonl", [](json& j) { j["results"][0]["median_us"] = 5e-324; });
     const TempFile no_runs = edited_line("no-runs.jsonl", [](json& j) { j["results"] = json::array(); });
+    const TempFile bad_splits = edited_line("bad-splits.jsonl", [](json& j) { j["results"][1]["splits"] = -3; });
     const TempFile huge = edited_line("huge.jsonl", [](json& j) {
         j["problem"]["q_heads"] = j["problem"]["kv_heads"] = 67108864;
         j["problem"]["ctx"] = {128};
@@ -338,6 +339,7 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --check " + int8.path,
         "calibrate --kernel leanattn-h100 --check " + tiny_time.path,
         "calibrate --kernel leanattn-h100 --check " + no_runs.path,
+        "calibrate --kernel leanattn-h100 --check " + bad_splits.path,
         "calibrate --kernel leanattn-h100 --check " + huge.path,
         "calibrate --kernel leanattn-h100 --predict " + huge_shape.path,
         "calibrate --kernel " + starved_kernel.path + " --check " + heldout1,
@@ -350,6 +352,21 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         CHECK_THAT(r.err, Catch::StartsWith("error:"));
         CHECK(r.out.empty());
     }
+    // A record's own numbers are refused naming its file and line (they were named as flags: "--splits -3").
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + bad_splits.path).err, Catch::Contains(bad_splits.path + ":1"));
+    // Records without flags stay apart, each its own problem (they were merged into one).
+    std::string unlabelled;
+    for (const std::string& line : {slurp(heldout1).substr(0, slurp(heldout1).find('\n'))}) {
+        json a = json::parse(line), b = a;
+        a.erase("flags"), b.erase("flags");
+        b["problem"]["batch"] = b["problem"]["batch"].get<int>() + 1;
+        b["problem"]["ctx"].push_back(b["problem"]["ctx"][0]);
+        unlabelled = a.dump() + "\n" + b.dump() + "\n";
+    }
+    const TempFile two("two-unlabelled.jsonl", unlabelled);
+    const auto apart = run_leanattn("calibrate --kernel leanattn-h100 --check " + two.path + " --format json");
+    REQUIRE(apart.exit_code == 0);
+    CHECK(json::parse(apart.out)["check"]["problems"] == 2);
     // A fit whose check is refused writes no fitted model over an existing -o file.
     const TempFile existing("existing.json", "kept\n");
     const auto late = run_leanattn("calibrate --measured " + heldout1 + " --iterations 0 --check " + int8.path + " -o " + existing.path);
