@@ -236,7 +236,8 @@ class DecodePlan:
     def run(self, q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=None, *, out=None, lse=None, return_lse=False,
             check_lengths=True, host_seqlens=None, staged=False):
         """One decode step. staged=True runs the work stage() last put in the workspace (CUDA: the step to capture in a
-        graph that replays while the lengths change; stage() before every replay); on the CPU it runs as run() does."""
+        graph that replays while the lengths change; stage() before every replay); on the CPU it runs as run() does.
+        out may be q itself (in place); out or lse overlapping q otherwise, the cache or each other is refused."""
         shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
         _require(not (staged and host_seqlens is not None), ValueError, "a staged step takes its lengths from stage(host_seqlens=...), not run()")
         scale = _scale_for_c(softmax_scale)

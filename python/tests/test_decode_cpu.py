@@ -121,3 +121,23 @@ def test_schedule_reports_row_blocks():
     plan = leanattn.schedule(heads=71, kv_heads=1, ctx=1000, tile_rows=16, strategy="no-split")
     rows = [(o["first_row"], o["rows"]) for o in plan["outputs"]]
     assert rows == [(0, 15), (15, 15), (30, 15), (45, 15), (60, 11)]  # 71 rows in 5 blocks of at most 16
+
+
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+def test_out_may_be_q_itself_and_other_overlaps_are_refused(strategy, generator):
+    q = uniform((2, 2, 8, 64), torch.float16, generator)
+    k, v, _ = make_cache("token-major", 2, 500, 2, 64, torch.float16, generator)
+    lengths = torch.tensor([500, 77], dtype=torch.int32)
+    plan = leanattn.DecodePlan(q, k, v, strategy=strategy)
+    separate = plan.run(q, k, v, lengths)
+    in_place = q.clone()
+    assert plan.run(in_place, k, v, lengths, out=in_place) is in_place
+    assert torch.equal(in_place, separate)
+    # out a head further along q, out inside the K cache: refused, naming what it overlaps
+    storage = torch.empty(q.numel() + 64, dtype=q.dtype)
+    shifted_q, shifted_out = storage[:q.numel()].view(q.shape), storage[64:].view(q.shape)
+    shifted_q.copy_(q)
+    with pytest.raises(ValueError, match="overlaps q"):
+        plan.run(shifted_q, k, v, lengths, out=shifted_out)
+    with pytest.raises(ValueError, match="overlaps k_cache"):
+        plan.run(q, k, v, lengths, out=k.view(-1)[:q.numel()].view(q.shape))
