@@ -98,6 +98,7 @@ public:
     }
 
     StrategyChoice take() { return std::move(choice_); }
+    std::int64_t longest_output_tiles() const { return planner_.longest_output_tiles(); }
     std::int64_t chosen_tile_rows() const { return choice_.tile_rows; }  // the choice so far's (0: the problem's own)
 
 private:
@@ -302,7 +303,8 @@ StrategyChoice choose_strategy(const Problem& problem, const DeviceSpec& device,
     // an H100, Falcon-7B at one request of 16k tokens (5 outputs) ran 14.5 us at 16 splits against 22.5 at the
     // heuristic's 64 and 17.5 for stream-k, where the host-lengths model predicted 15.0, 22.1 and 18.5
     // (bench/results/raw/gpu-2026-11-26-auto-host-model). Taken on the same 10% as half the count.
-    const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>(slots / outputs, 128) : 0;
+    // (At most the longest output's LeanTiles, as the plan will have it: a count clamped onto the heuristic's is that very plan.)
+    const std::int64_t one_wave = outputs > 0 ? std::min<std::int64_t>({slots / outputs, 128, w.longest_output_tiles()}) : 0;
     if (vary_parameters && one_wave >= 2 && one_wave != heuristic && one_wave != heuristic / 2)
         w.weigh_unless_bounded(Strategy::fixed_split, one_wave, 0, 0.10);
     if (!vary_parameters || base.grid != 0) return w.take();

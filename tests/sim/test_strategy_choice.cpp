@@ -132,9 +132,13 @@ TEST_CASE("choose_strategy: every candidate is its plan's simulated time, the ch
                     }
                     if (x.options.strategy == Strategy::fixed_split && x.options.splits != 0) {
                         // half the heuristic's count, or the count that fills the resident CTAs once
-                        const std::int64_t one_wave = std::min<std::int64_t>(planned.resident_ctas() / outputs, 128);
+                        std::int64_t longest = 0;  // the longest output's LeanTiles: a plan's most splits
+                        for (std::int64_t b = 0; b < p.batch; ++b) longest = std::max(longest, p.tiles_of_request(b));
+                        const std::int64_t one_wave = std::min<std::int64_t>({planned.resident_ctas() / outputs, 128, longest});
                         const bool halved = x.options.splits == cand[2].splits / 2;
                         CHECK((halved || (x.options.splits == one_wave && one_wave >= 2)));
+                        // never the heuristic's own plan again (a count clamped onto it was weighed twice, two verdicts)
+                        CHECK(x.splits != cand[2].splits);
                         if (halved) CHECK(cand[2].splits >= 4);
                         CHECK(vary);
                     }
