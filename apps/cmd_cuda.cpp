@@ -25,6 +25,12 @@ namespace leanattn::app {
 
 namespace {
 
+// No usable GPU: refused once for a whole --shapes sweep, not line by line.
+struct NoDevice : InputError {
+    using InputError::InputError;
+};
+
+
 using json = nlohmann::ordered_json;
 
 // The kind of step, as --lengths names it (the JSON's "lengths"), and as the text report says where the lengths are.
@@ -214,14 +220,15 @@ int run_case(const Args& args, std::ostream* out_override) {
     cost.add(plans).add(decode_work(c.problem, 2));  // the reference (the GPU's runs cost the host nothing)
     check_cost(cost, input.limits);
     std::string why;
-    if (!cuda::device_available(&why)) throw InputError("leanattn cuda", "no usable CUDA device: " + why);
+    if (!cuda::device_available(&why)) throw NoDevice("leanattn cuda", "no usable CUDA device: " + why);
     int status = exit_ok;
     if (out_override != nullptr) return validate ? run_cuda_validate(opt, *out_override) : run_cuda_bench(opt, *out_override);
     write_output(flags.output, [&](std::ostream& out) { status = validate ? run_cuda_validate(opt, out) : run_cuda_bench(opt, out); });
     return status;
 }
 
-// `cuda bench --shapes FILE [shared flags]`: one JSON line per problem line, in one process.
+// `cuda bench --shapes FILE [shared flags]`: one JSON line per problem line, in one process. A line its flags refuse
+// becomes {flags, error} and the sweep goes on; no usable GPU stops it at the first line that would run, once.
 int run_shapes(const Args& args) {
     Args shared;
     std::string path, output;
@@ -233,6 +240,10 @@ int run_shapes(const Args& args) {
     }
     if (path.empty()) throw InputError("--shapes", "needs a file of problem lines");
     const std::vector<std::string> lines = read_problem_lines(path, "--shapes");
+    std::vector<std::string> shared_flags;  // the flags given for every line
+    for (const std::string& w : shared) {
+        if (w.rfind("--", 0) == 0) shared_flags.push_back(w.substr(0, w.find('=')));
+    }
     bool refused = false;
     ProgressBar progress("cuda bench --shapes");
     write_output(output, [&](std::ostream& out) {
@@ -245,9 +256,17 @@ int run_shapes(const Args& args) {
             std::ostringstream text;
             json record;
             try {
+                for (const std::string& w : split_words(lines[i])) {
+                    const std::string flag = w.substr(0, w.find('='));
+                    if (std::find(shared_flags.begin(), shared_flags.end(), flag) != shared_flags.end()) {
+                        throw InputError(flag, "is given both on this line and on the command line, which gives it for every line");
+                    }
+                }
                 run_case(one, &text);
                 record = json::parse(text.str());
                 record["flags"] = lines[i];
+            } catch (const NoDevice&) {
+                throw;  // not this line's fault: every line would say it
             } catch (const std::exception& e) {  // InputError or a flag the parser refuses: report the line, go on
                 refused = true;
                 record = {{"flags", lines[i]}, {"error", e.what()}};

@@ -778,6 +778,22 @@ TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest 
     CHECK_THAT(joined.err, Catch::Contains("leanattn-no-such-shapes.txt"));
     const TempFile none("no-shapes.txt", "# only a comment\n");
     CHECK(run_leanattn("cuda bench --shapes " + none.path).exit_code == 2);
+    // A flag on a line and on the command line too: that line's error says so (Boost's words named neither).
+    const TempFile twice("twice.txt", "--ctx 100 --repeat 3\n");
+    const auto both = run_leanattn("cuda bench --shapes " + twice.path + " --repeat 2");
+    CHECK(both.exit_code == 2);
+    CHECK_THAT(both.out, Catch::Contains("--repeat (is given both on this line and on the command line"));
+    // Lines that would run, without a usable GPU: refused once for the sweep, and -o not written (it was refused line
+    // by line into a file of errors).
+    const TempFile runnable("runnable.txt", "--ctx 100\n--ctx 200\n--ctx 300\n");
+    const TempFile unwritten("bench-unwritten.jsonl");
+    std::remove(unwritten.path.c_str());
+    const auto gpu_less = run_leanattn("cuda bench --shapes " + runnable.path + " -o " + unwritten.path);
+    if (gpu_less.err.find("no usable CUDA device") != std::string::npos) {
+        CHECK(gpu_less.exit_code == 2);
+        CHECK(gpu_less.err.find("no usable CUDA device") == gpu_less.err.rfind("no usable CUDA device"));  // once
+        CHECK_FALSE(std::ifstream(unwritten.path).good());
+    }
 
     // A measured file of only refused lines holds no problem to calibrate on.
     const auto c = run_leanattn("calibrate --kernel leanattn-h100 --check " + out.path);
