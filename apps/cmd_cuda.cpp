@@ -154,7 +154,8 @@ int run_case(const Args& args, std::ostream* out_override) {
     if (!parse_or_help(Args(args.begin() + 1, args.end()), desc, vm, std::string("leanattn cuda ") + args[0] + " [problem flags]",
                        validate ? "Runs each strategy's plan on this GPU through the decode API (cuda/decode.hpp) on fresh random inputs in\n"
                                   "the chosen cache layout, output and LSE poisoned with NaN before each of 3 runs, and checks it against a\n"
-                                  "float64 reference of the same rounded inputs: rel. L2 <= 1e-3 (fp16) or 8e-3 (bf16), no NaN. Exit 1 over.\n"
+                                  "float64 reference of the same rounded inputs: rel. L2 <= 1e-3 (fp16) or 8e-3 (bf16), the LSE within 1e-4,\n"
+                                  "no NaN. Exit 1 over.\n"
                                   "The plan's device is this GPU: its SM count and the kernel's CTAs per SM; its timing keys (and auto's\n"
                                   "kernel model) come from --device, by default the device file that names this GPU (`leanattn devices`),\n"
                                   "else h100-sxm.\n\n"
@@ -169,7 +170,8 @@ int run_case(const Args& args, std::ostream* out_override) {
                                   "--shapes FILE times many problems in one process (a sweep): each line of FILE holds one problem's flags\n"
                                   "(# starts a comment); every other flag given applies to every line (a flag may not be in both); each\n"
                                   "line's result is one line of JSON (the --format json object, plus \"flags\"), or {\"flags\", \"error\"}\n"
-                                  "for a line refused (the run goes on; exit 2 at the end). Progress goes to stderr.\n\n"
+                                  "for a line refused (the run goes on; exit 2 at the end; without a usable GPU it stops at once). Progress\n"
+                                  "goes to stderr.\n\n"
                                   "  leanattn cuda bench --shapes data/calibration/train-shapes.txt -o h100-train.jsonl")) {
         return exit_ok;
     }

@@ -71,7 +71,8 @@ int simulate_main(const Args& args) {
         "fitted by `leanattn calibrate`), or a .json file; default paper, or with --strategy auto the model auto weighed the plans with")(
         "trace", po::value(&trace), "a per-CTA trace of `leanattn cuda bench --trace`: simulate its problem's plans and compare (text|json|svg)");
     po::variables_map vm;
-    if (!parse_or_help(args, desc, vm, "leanattn simulate [problem flags] [--dtype fp16|bf16|fp32] [--format text|json|svg|html] [-o FILE]",
+    if (!parse_or_help(args, desc, vm, "leanattn simulate [problem flags] [--kernel NAME] [--dtype fp16|bf16|fp32] [--format text|json|svg|html] [-o FILE]\n"
+                                         "       leanattn simulate --trace TRACE.json [--kernel NAME] [--device D] [--format text|json|svg] [-o FILE]",
                        "Plays each strategy's plan out on a model of the device (event by event: CTA slots, waves,\n"
                        "HBM bandwidth shared by the streaming SMs, partial stores, flag waits, host merges, launches)\n"
                        "and reports makespan, occupancy, idle SMs, waves and the reduction's share of the time.\n"

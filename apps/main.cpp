@@ -61,7 +61,9 @@ int run_guarded(const Subcommand& s, const Args& args) {
         print_error(cli_message(e));
         return exit_bad_input;
     } catch (const boost::program_options::error& e) {
-        print_error(std::string(e.what()) + " (see leanattn " + s.name + " --help)");
+        // `cuda validate` and `cuda bench` list their own flags: name the page that has them.
+        const bool cuda_action = s.name == std::string("cuda") && !args.empty() && (args[0] == "validate" || args[0] == "bench");
+        print_error(std::string(e.what()) + " (see leanattn " + s.name + (cuda_action ? " " + args[0] : std::string()) + " --help)");
         return exit_bad_input;
     } catch (const std::bad_alloc&) {
         print_error("internal: out of memory although the estimate allowed this run (please report the command)");

@@ -69,8 +69,11 @@ typedef struct leanattn_plan_options {
     const char* strategy; /* "stream-k" (NULL), "fixed-split", "no-split", or "auto" (the plan the device's kernel
                              model predicts fastest: docs/calibration.md; it chooses splits, grid and snap
                              itself and refuses them non-zero); leanattn_simulate_json also takes "all" */
-    int64_t splits;       /* fixed-split: splits per output; 0: FlashAttention-2's heuristic */
-    int64_t grid;         /* stream-k: CTAs; 0: every resident CTA slot */
+    int64_t splits;       /* fixed-split: splits per output (at most the longest output's LeanTiles); 0:
+                             FlashAttention-2's heuristic */
+    int64_t grid;         /* stream-k: CTAs (at most the LeanTiles); 0: the aligned rule's cost model picks among
+                             the resident CTA slots, k CTAs on every output and halves of the slots (under
+                             stream_k_rule "paper": every resident slot) */
     const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters
                              (and, on the CPU and in reports, the SMs planned for); NULL: for CUDA plans the
                              file whose "cuda_names" name this GPU (else h100-sxm's), h100-sxm's for reports and
