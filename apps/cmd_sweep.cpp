@@ -81,6 +81,12 @@ int sweep_main(const Args& args) {
                        "  leanattn sweep --batch 16 --heads 32 --head-dim 128 --ctx 65536 --vary ragged --values 10,25,50,75,100  # Fig. 10")) {
         return exit_ok;
     }
+    // The dimension swept takes its values from --values: the same flag given too would be dropped without a word.
+    for (const char* swept : {"ctx", "batch"}) {
+        if (options.vary == swept && vm.count(swept) && !vm[swept].defaulted()) {
+            throw InputError(std::string("--") + swept + " with --vary " + swept, std::string("the sweep sets it from --values; leave --") + swept + " out");
+        }
+    }
     options.input = resolve_problem(flags, vm, formats, true);
     const std::vector<Strategy>& strategies = options.input.strategies;
     const auto sweeps = [&](Strategy s) { return std::find(strategies.begin(), strategies.end(), s) != strategies.end(); };

@@ -83,8 +83,11 @@ class _Shape:
         self.batch, self.q_len, self.q_heads, self.head_dim = q.shape
         self.kv_heads = k_cache.shape[2]
         _require(k_cache.shape[3] == self.head_dim, ValueError, f"k_cache has head_dim {k_cache.shape[3]} but q has {self.head_dim}")
+        # A padded (B, Hkv, N, d) cache passed as it is reads N as the KV heads: say how it goes in.
+        hint = (f" (k_cache is read as (batch, capacity, kv_heads, head_dim); a padded (batch, kv_heads, capacity, "
+                f"head_dim) cache goes in as k.transpose(1, 2))") if not self.paged else ""
         _require(self.q_heads % self.kv_heads == 0, ValueError,
-                 f"q has {self.q_heads} heads, not a multiple of k_cache's {self.kv_heads} kv heads")
+                 f"q has {self.q_heads} heads, not a multiple of k_cache's {self.kv_heads} kv heads{hint}")
         if self.paged:
             _require_tensor("block_table", block_table)
             _require(block_table.dtype == torch.int32, TypeError, f"block_table must be int32, got {block_table.dtype}")
@@ -135,7 +138,9 @@ def _check_lengths(shape, cache_seqlens, block_table):
         raise ValueError(f"cache_seqlens: request {b} has {int(lengths[b])} tokens; each needs between q_len ({shape.q_len}) "
                          f"and what its cache holds ({shape.capacity})")
     if shape.paged and found[1]:
-        raise ValueError(f"block_table: an entry a request's length reaches is not a block of the cache (0 to {shape.num_blocks - 1})")
+        b, i = (int(x) for x in (reached & ((ids < 0) | (ids >= shape.num_blocks))).nonzero()[0])
+        raise ValueError(f"block_table: entry [{b}, {i}] = {int(ids[b, i])} is not a block of the cache (0 to {shape.num_blocks - 1}); "
+                         f"request {b}'s length reaches it")
     return host_lengths
 
 

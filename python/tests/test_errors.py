@@ -34,6 +34,9 @@ def test_wrong_shapes_and_strides(case):
     raises(ValueError, "v_cache", lambda: leanattn.decode(q, k, v[:, :8], lengths, table))
     raises(ValueError, "head_dim", lambda: leanattn.decode(q[..., :16], k, v, lengths, table))
     raises(ValueError, "heads", lambda: leanattn.decode(q[:, :, :3], k, v, lengths, table))
+    # A padded (B, Hkv, N, d) cache passed as it is: the error says how it goes in.
+    padded = torch.zeros(2, 2, 300, q.shape[3], dtype=q.dtype)
+    raises(ValueError, "k.transpose(1, 2)", lambda: leanattn.decode(q, padded, padded, lengths))
     raises(ValueError, "cache_seqlens", lambda: leanattn.decode(q, k, v, lengths[:1], table))
     raises(ValueError, "block_table", lambda: leanattn.decode(q, k, v, lengths, table[:1]))
     transposed = k.transpose(2, 3).contiguous().transpose(2, 3)  # head dim not contiguous
@@ -55,7 +58,7 @@ def test_lengths_and_block_ids_out_of_range_write_nothing(case):
         raises(ValueError, "cache_seqlens", lambda: plan.run(q, k, v, torch.tensor(bad_lengths, dtype=torch.int32), table, out=out))
     bad_table = table.clone()
     bad_table[1, 0] = k.shape[0]  # one past the last block, reached by request 1's 9 tokens
-    raises(ValueError, "block_table", lambda: plan.run(q, k, v, lengths, bad_table, out=out))
+    raises(ValueError, f"entry [1, 0] = {k.shape[0]} is not a block", lambda: plan.run(q, k, v, lengths, bad_table, out=out))
     assert torch.all(out == 7.0)
     # The C library checks too (it reads host memory): with the Python check off it still refuses.
     raises(ValueError, "block_table", lambda: plan.run(q, k, v, lengths, bad_table, out=out, check_lengths=False))

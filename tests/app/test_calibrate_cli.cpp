@@ -747,6 +747,13 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     CHECK(capacity.exit_code == 2);
     CHECK_THAT(capacity.err, Catch::Contains("plan-for"));
     CHECK_THAT(run_leanattn("sweep --help").out, !Catch::Contains("--plan-for"));
+    // The swept dimension's own flag given too is refused (it was dropped without a word).
+    for (const std::string& swept : {"--vary ctx --ctx 5000 --values 1k,2k", "--vary batch --batch 3 --values 1,2"}) {
+        const auto r = run_leanattn("sweep " + swept);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("leave --"));
+    }
+    CHECK(run_leanattn("sweep --vary batch --ctx 5000 --values 1,2 --no-progress").exit_code == 0);
     CHECK_THAT(run_leanattn("schedule --help").out, Catch::Contains("--plan-for"));
 }
 
