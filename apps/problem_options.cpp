@@ -164,8 +164,16 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     const bool model = !f.model.empty();
     if (!model || !vm["heads"].defaulted()) p.q_heads = parse_positive("--heads", f.heads);
     // A model keeps its KV heads when only --heads changes: `--model llama-3-8b --heads 64` is 64 query heads on its 8.
-    if (!f.kv_heads.empty()) p.kv_heads = parse_positive("--kv-heads", f.kv_heads);
-    else if (!model) p.kv_heads = p.q_heads;
+    if (!f.kv_heads.empty()) {
+        p.kv_heads = parse_positive("--kv-heads", f.kv_heads);
+        // The heads came from the model: name it, not a --heads the user never typed.
+        if (model && vm["heads"].defaulted() && p.q_heads % p.kv_heads != 0) {
+            throw InputError("--kv-heads " + f.kv_heads, f.model + " has " + std::to_string(p.q_heads) +
+                                                             " query heads: KV heads must divide them, or give --heads too");
+        }
+    } else if (!model) {
+        p.kv_heads = p.q_heads;
+    }
     else if (p.q_heads % p.kv_heads != 0)
         throw InputError("--heads " + f.heads, f.model + " has " + std::to_string(p.kv_heads) + " KV heads: query heads a multiple of them, or --kv-heads too");
     if (!model || !vm["head-dim"].defaulted()) p.head_dim = parse_positive("--head-dim", f.head_dim);

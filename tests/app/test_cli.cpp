@@ -117,6 +117,10 @@ TEST_CASE("a model fills the head shape and explicit flags win") {
     const auto bad = run_leanattn("schedule --model llama-3-70b --heads 12 --ctx 2048");
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--heads 12") && Catch::Contains("llama-3-70b has 8 KV heads"));
+    // --kv-heads alone that does not divide the model's heads: the model's heads are named, not a --heads never typed.
+    const auto kv = run_leanattn("schedule --model falcon-7b --kv-heads 2");
+    CHECK(kv.exit_code == 2);
+    CHECK_THAT(kv.err, Catch::Contains("--kv-heads 2") && Catch::Contains("falcon-7b has 71 query heads") && !Catch::Contains("--heads 71"));
 }
 
 TEST_CASE("a sweep of one strategy prints its times, without speedup columns it has no baseline for") {
