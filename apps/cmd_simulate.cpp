@@ -91,14 +91,17 @@ int simulate_main(const Args& args) {
         }
         return simulate_trace(trace, flags.device, kernel.empty() ? "paper" : kernel, flags.format, flags.output);
     }
-    options.input = resolve_problem(flags, vm, formats, true);
     options.dtype = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
+    flags.auto_bytes_per_element = dtype_bytes(options.dtype);  // auto weighs the plans at the bytes they are played at
+    options.input = resolve_problem(flags, vm, formats, true);
     if (kernel.empty() && options.input.auto_choice) {
         // The plan auto chose, played under the model it was weighed with: the makespan is the time auto predicted
         // (for a capacity: its time at the capacity, one of the three it averaged).
         options.kernel = options.input.auto_choice->kernel;
     } else if (!kernel.empty() && kernel != "paper") {
         options.kernel = load_kernel(kernel, options.input.device);
+        // --ctas-per-sm given stands: the kernel then runs at the device's CTAs per SM (as auto weighed it), not its own.
+        if (!flags.ctas_per_sm.empty()) options.kernel->ctas_per_sm = 0;
         options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);  // the plans it runs, as reported
     }
     const ResolvedProblem& in = options.input;

@@ -103,7 +103,10 @@ int sweep_main(const Args& args) {
         if (!flags.ctas_per_sm.empty()) options.auto_kernel->ctas_per_sm = 0;  // weighed on the CTAs per SM given, as schedule's auto
         if (kernel.empty()) options.kernel = options.auto_kernel;  // every plan played under the model auto weighs with
     }
-    if (!kernel.empty() && kernel != "paper") options.kernel = load_kernel(kernel, options.input.device);
+    if (!kernel.empty() && kernel != "paper") {
+        options.kernel = load_kernel(kernel, options.input.device);
+        if (!flags.ctas_per_sm.empty()) options.kernel->ctas_per_sm = 0;  // --ctas-per-sm given stands, as for auto
+    }
     if (options.kernel) options.input.device = sim::device_for_kernel(options.input.device, *options.kernel);
     // Every row checked and costed before the first is simulated: rows run one after another, so their work
     // adds up while memory is that of the largest; the report keeps a few numbers per row.

@@ -220,7 +220,7 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
         // Weighed with the kernel's CTAs per SM, which the plan shown and run then takes, unless --ctas-per-sm fixes them.
         const bool fixed_ctas = !f.ctas_per_sm.empty();
         const sim::PlannedLengths planned = f.plan_for == "capacity" ? sim::PlannedLengths::up_to_the_problems : sim::PlannedLengths::the_problems;
-        r.auto_choice = choose_auto(p, r.device, 2, r.plan, r.limits, fixed_ctas, f.step_lengths, planned);  // K and V in fp16/bf16, as the GPU kernels read them
+        r.auto_choice = choose_auto(p, r.device, f.auto_bytes_per_element, r.plan, r.limits, fixed_ctas, f.step_lengths, planned);
         r.plan = r.auto_choice->choice.options;
         if (r.auto_choice->choice.tile_rows > 0) p.tile_rows = r.auto_choice->choice.tile_rows;  // the tile rows auto chose
         r.strategies = {r.plan.strategy};

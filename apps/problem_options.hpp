@@ -48,6 +48,8 @@ struct ProblemFlags {
     std::string max_work;   // empty: LEANATTN_MAX_WORK, else the default
     // Not a flag here: the kind of step the plan will run as (`cuda --lengths`), which --strategy auto weighs for.
     StepLengths step_lengths = StepLengths::device;
+    // Not a flag here: the K and V element size --strategy auto weighs at (`simulate --dtype`; the GPU kernels' 2 elsewhere).
+    std::int64_t auto_bytes_per_element = 2;
     // Not a flag: `sweep` weighs --strategy auto at each of its values, beside the three strategies, so resolving
     // the problem takes all three and chooses nothing (ResolvedProblem::auto_at_each_value says it was asked).
     bool auto_at_each_value = false;

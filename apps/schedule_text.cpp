@@ -132,7 +132,8 @@ void write_summary(std::ostream& out, const Schedule& s, const ScheduleTable& t)
         << (s.fused_reduction() ? " (in the same launch, by host CTAs)" : s.launches > 1 ? " (by a second launch)" : "") << "\n";
     out << "waves: " << s.grid << " CTAs on " << resident << " resident slots = " << waves << " wave" << (waves == 1 ? "" : "s");
     if (s.grid % resident != 0 && waves > 0) {
-        out << ", the last " << (100 * (s.grid % resident) + resident / 2) / resident << "% full";
+        const std::int64_t percent = (100 * (s.grid % resident) + resident / 2) / resident;
+        out << ", the last " << (percent == 0 ? std::string("under 1") : std::to_string(percent)) << "% full";
     }
     out << "\n";
 }

@@ -568,6 +568,36 @@ TEST_CASE("simulate --trace refuses problem flags, other formats and files that 
     }
 }
 
+TEST_CASE("simulate --strategy auto plays the plan auto chose at the time it predicted, whatever --dtype, --kernel or --ctas-per-sm") {
+    // fp32: auto weighs at the bytes the plans are played at (it weighed fp16's and printed that time beside fp32's).
+    const auto fp32 = run_leanattn("simulate --device a100-80gb --dtype fp32 --strategy auto --ctx 1000 --format json");
+    REQUIRE(fp32.exit_code == 0);
+    const json a = json::parse(fp32.out);
+    CHECK(a["results"][0]["makespan_us"].get<double>() == Approx(a["auto"]["predicted_us"].get<double>()).epsilon(1e-12));
+    // The same choice as sweep makes at that value and dtype.
+    const json sw = json::parse(run_leanattn("sweep --device a100-80gb --dtype fp32 --strategy auto --vary ctx --values 1000 --format json --no-progress").out);
+    CHECK(sw["rows"][0]["auto"]["strategy"] == a["results"][0]["strategy"]);
+    CHECK(sw["rows"][0]["auto"]["grid"] == a["results"][0]["grid"]);
+    // --ctas-per-sm given with --kernel stands (the kernel's own CTAs per SM replaced it, and the plan auto chose with it).
+    const auto three = run_leanattn("simulate --heads 128 --kv-heads 1 --q-len 8 --ctx 2048 --strategy auto --ctas-per-sm 3 --kernel leanattn-h100 --format json");
+    REQUIRE(three.exit_code == 0);
+    const json t = json::parse(three.out);
+    CHECK(t["device"]["ctas_per_sm"] == 3);
+    const json* chosen = nullptr;  // the candidate auto took: the one whose time it predicted
+    for (const json& c : t["auto"]["candidates"]) {
+        if (c["simulated"].get<bool>() && c["predicted_us"] == t["auto"]["predicted_us"] && chosen == nullptr) chosen = &c;
+    }
+    REQUIRE(chosen != nullptr);
+    CHECK(t["results"][0]["grid"] == (*chosen)["grid"]);
+    CHECK(t["results"][0]["makespan_us"].get<double>() == Approx(t["auto"]["predicted_us"].get<double>()).epsilon(1e-12));
+    const json plain = json::parse(run_leanattn("simulate --kernel leanattn-h100 --ctas-per-sm 3 --format json").out);
+    CHECK(plain["device"]["ctas_per_sm"] == 3);
+    // Many CTAs per SM: each event re-shares the SM's slots, which the work estimate counts (it let a 40 s run pass as 0.2 s).
+    const auto slots = run_leanattn("simulate --strategy no-split --batch 1024 --heads 128 --ctx 128 --ctas-per-sm 1000 --max-work 1e9");
+    CHECK(slots.exit_code == 2);
+    CHECK_THAT(slots.err, Catch::Contains("--ctas-per-sm 1000"));
+}
+
 TEST_CASE("simulate --kernel plans with the kernel's CTAs per SM and reports that device") {
     const auto r = run_leanattn("simulate --kernel leanattn-h100 --model llama-3-8b --ctx 32768 --format json");
     REQUIRE(r.exit_code == 0);
