@@ -48,7 +48,9 @@ def parse():
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--kv-heads", type=int, default=8)
     ap.add_argument("--mlp", type=int, default=14336)
-    ap.add_argument("--vocab", type=int, default=32000)
+    ap.add_argument("--vocab", type=int, default=32000,
+                    help="the embedding and lm_head's rows: Llama-2's 32000 by default, as every recorded run used (Llama-3's is "
+                         "128256; the attention shape is Llama-3-8B's either way)")
     ap.add_argument("--no-graph", action="store_true", help="run the steps eagerly (always so on the CPU)")
     ap.add_argument("--lengths", default="staged", choices=["staged", "device"],
                     help="how the graph's attention learns each step's lengths: staged (the host walks the plan at them and "
