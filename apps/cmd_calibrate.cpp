@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -98,27 +99,45 @@ void check_replay_cost(const MeasuredSweep& sweep, const DeviceSpec& device, con
 }
 
 int predict(const std::string& shapes_file, const DeviceSpec& device, const sim::KernelModel& kernel, const std::string& device_flag, std::ostream& out) {
-    const DeviceSpec planned = sim::device_for_kernel(device, kernel);
-    for (const std::string& line : read_problem_lines(shapes_file, "--predict")) {
-        const auto [p, dtype] = problem_of_line(line, device_flag);
-        check_cost(simulation_report_cost(p.problem, planned, p.plan, p.strategies, false), p.limits);
-        json results = json::array();
-        for (Strategy s : p.strategies) {
-            PlanOptions options = p.plan;
-            options.strategy = s;
-            const Schedule plan = make_schedule(p.problem, planned, options);
-            sim::SimOptions so;
-            so.bytes_per_element = dtype_bytes(dtype);
-            so.kernel = &kernel;
-            results.push_back({{"strategy", std::string(strategy_name(s))}, {"grid", plan.grid}, {"predicted_us", sim::simulate(plan, so).makespan_ns / 1e3}});
+    const std::vector<std::string> lines = read_problem_lines(shapes_file, "--predict");
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        // Each line as `simulate --kernel` plays it: its own --ctas-per-sm stands, and a plan auto chose is the one played.
+        try {
+            const std::vector<std::string> words = split_words(line);
+            const auto has = [&](const char* flag) { return std::find(words.begin(), words.end(), flag) != words.end(); };
+            if (has("--device")) throw InputError("--device", "is calibrate's own flag, for every line: leave it out of the lines");
+            auto [p, dtype] = problem_of_line(line, device_flag);
+            sim::KernelModel k = kernel;
+            if (has("--ctas-per-sm")) k.ctas_per_sm = 0;  // the line's CTAs per SM, not the kernel's
+            p.device = sim::device_for_kernel(p.device, k);
+            check_cost(simulation_report_cost(p.problem, p.device, p.plan, p.strategies, false), p.limits);
+            json results = json::array();
+            for (Strategy s : p.strategies) {
+                const Schedule plan = p.make_plan(s);
+                sim::SimOptions so;
+                so.bytes_per_element = dtype_bytes(dtype);
+                so.kernel = &k;
+                results.push_back({{"strategy", std::string(strategy_name(s))}, {"grid", plan.grid}, {"predicted_us", sim::simulate(plan, so).makespan_ns / 1e3}});
+            }
+            out << json{{"flags", line}, {"device", device.name}, {"kernel", kernel.name}, {"results", results}}.dump() << "\n";
+        } catch (const InputError& e) {
+            throw InputError({{"--predict", shapes_file + ", problem line " + std::to_string(i + 1)}}, e.what());
+        } catch (const po::error& e) {
+            throw InputError({{"--predict", shapes_file + ", problem line " + std::to_string(i + 1)}}, e.what());
         }
-        out << json{{"flags", line}, {"device", device.name}, {"kernel", kernel.name}, {"results", results}}.dump() << "\n";
     }
     return exit_ok;
 }
 
+// The records of runs `cuda bench` could not make ({"flags", "error"} lines): skipped, and said so.
+void note_skipped(std::ostream& out, const MeasuredSweep& sweep) {
+    if (sweep.refused > 0) out << "(" << sweep.refused << " error record" << (sweep.refused == 1 ? "" : "s") << " of runs cuda bench refused: skipped)\n";
+}
+
 void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, const std::vector<sim::FitParameter>& params) {
-    out << "fitted in " << fit.iterations << " iterations; rms of log(predicted / measured) " << std::setprecision(3) << fit.rms_log_error << "\n"
+    out << "fitted in " << fit.iterations << " iterations; rms of log(predicted / measured) " << std::setprecision(3) << fit.rms_log_error
+        << " (the robust loss it lowers: " << fit.loss << ")\n"
         << std::left << std::setw(34) << "field" << std::right << std::setw(12) << "start" << std::setw(12) << "fitted" << "\n";
     for (const sim::FitParameter& p : params) {
         out << std::left << std::setw(34) << p.name << std::right << std::setw(12) << std::setprecision(4) << *p.field(start) << std::setw(12)
@@ -187,6 +206,33 @@ int calibrate_main(const Args& args) {
     if (iterations < 0 || iterations > 1000) throw InputError("--iterations " + std::to_string(iterations), "must lie in 0..1000");
     if (!(loss_scale >= 0.0 && loss_scale <= 10.0)) throw InputError("--loss-scale " + std::to_string(loss_scale), "must lie in 0..10 (0: plain least squares)");
     if (!runs_file.empty() && checks.empty()) throw InputError("--runs", "needs --check (the runs it writes are the checked ones)");
+    // A fit's own flags outside a fit, or --kernel in one (it starts from --start), would be dropped without a word.
+    if (measured.empty()) {
+        for (const char* flag : {"start", "note", "hold", "fit", "set", "iterations", "loss-scale"}) {
+            if (vm.count(flag) && !vm[flag].defaulted()) throw InputError(std::string("--") + flag, "only applies to a fit (--measured)");
+        }
+        if (!vm["name"].defaulted()) throw InputError("--name", "only applies to a fit (--measured)");
+    } else if (!kernel_name.empty()) {
+        throw InputError("--kernel " + kernel_name + " with --measured", "a fit starts from --start (its --check sweeps are checked on the fitted model)");
+    }
+    if (!predict_file.empty() && !vm["format"].defaulted()) throw InputError("--format", "--predict writes JSON lines (-o or stdout); --format is the report's");
+    // No file written over another this run reads or writes.
+    {
+        std::vector<std::pair<std::string, std::string>> files;  // (flag, path)
+        for (const std::string& f : measured) files.emplace_back("--measured", f);
+        for (const std::string& f : checks) files.emplace_back("--check", f);
+        if (!predict_file.empty()) files.emplace_back("--predict", predict_file);
+        for (const auto& [flag, written] : {std::pair{std::string("-o"), output}, std::pair{std::string("--runs"), runs_file}}) {
+            if (written.empty() || written == "-") continue;
+            for (const auto& [other, path] : files) {
+                std::error_code ec, ea, eb;  // the same file, or (not there yet) the same path
+                const bool same = std::filesystem::equivalent(written, path, ec) ||
+                                  std::filesystem::weakly_canonical(written, ea) == std::filesystem::weakly_canonical(path, eb);
+                if (same) throw InputError(flag + " " + written, "is " + other + "'s file too: it would be written over");
+            }
+            files.emplace_back(flag, written);
+        }
+    }
     const DeviceSpec device = load_device(device_name);
     if (!predict_file.empty()) {
         if (kernel_name.empty()) throw InputError("--predict", "needs --kernel (the model to predict with)");
@@ -229,7 +275,7 @@ int calibrate_main(const Args& args) {
         std::cerr << "calibrate: fitting " << params.size() << " fields to " << sweep.runs.size() << " runs of " << sweep.problems << " problems ("
                   << sweep.gpu << ")\n";
         sim::FitReport fit = sim::fit_kernel(planned, start, params, iterations, [](int it, double rms) {
-            std::cerr << "  iteration " << it << ": rms log error " << rms << "\n";
+            std::cerr << "  iteration " << it << ": loss " << rms << "\n";
         }, loss_scale);
         fit.kernel.name = name;
         fit.kernel.description = "leanattn's decode kernel, fitted by `leanattn calibrate` on " + device.name;
@@ -238,7 +284,9 @@ int calibrate_main(const Args& args) {
         const CalibrationCheck train = check_predictions("fit (" + measured.front() + ")", planned, sim::predict_us(planned, kernel), kernel, device,
                                                          device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps);
         write_check_text(text, train);
-        report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"kernel", kernel_to_json(kernel, fitted_note)}, {"check", check_to_json(train)}};
+        note_skipped(text, sweep);
+        report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"loss", fit.loss}, {"kernel", kernel_to_json(kernel, fitted_note)},
+                         {"check", check_to_json(train)}, {"skipped_error_records", sweep.refused}};
         fitted = kernel_to_json(kernel, fitted_note).dump(2) + "\n";
     } else {
         kernel = load_kernel(kernel_name, device);
@@ -252,8 +300,10 @@ int calibrate_main(const Args& args) {
         const CalibrationCheck check = check_predictions("check (" + checks.front() + (checks.size() > 1 ? ", " + std::to_string(checks.size()) + " rounds" : "") + ")",
                                                          planned, predicted, kernel, device, copy);
         write_check_text(text, check);
+        note_skipped(text, sweep);
         if (!runs_file.empty()) write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); });
         report["check"] = check_to_json(check);
+        report["check"]["skipped_error_records"] = sweep.refused;
     }
     if (!fitted.empty()) write_output(output, [&](std::ostream& out) { out << fitted; });
     commit_output("", format == "json" ? report.dump(2) + "\n" : text.str());

@@ -74,7 +74,7 @@ std::vector<double> predict_us(const PlannedRuns& planned, const KernelModel& ke
 std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, const KernelModel& start) {
     const auto field = [](double KernelModel::*member) { return [member](KernelModel& k) { return &(k.*member); }; };
     std::vector<FitParameter> params = {
-        {"bytes_in_flight_per_sm", field(&KernelModel::bytes_in_flight_per_sm)},
+        {"bytes_in_flight_per_sm", field(&KernelModel::bytes_in_flight_per_sm), 1.0, 1e9},  // check_kernel_model's range
         {"stream_latency_ns", field(&KernelModel::stream_latency_ns)},
         {"latency_knee_exponent", field(&KernelModel::latency_knee_exponent), 1.0, 64.0},
         {"bandwidth_over_copy", field(&KernelModel::bandwidth_over_copy), 0.5, 2.0},
@@ -187,6 +187,14 @@ FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const
         if (value <= 0.0) value = params[j].name.rfind("cta_ns_per_kb_by_path.", 0) == 0 ? 10.0 : params[j].lo;
         theta[j] = std::clamp(std::log(value), lo[j], hi[j]);
     }
+    // The report: the model and, beside the loss the fit lowers, the plain rms of the log errors (one more replay).
+    const auto report = [&](KernelModel k, int iterations, double cost) {
+        const double runs = static_cast<double>(std::max<std::size_t>(n, 1));
+        const double plain = loss_scale > 0.0 ? std::sqrt(sum_squares(sim::residuals(planned, k, 0.0)) / runs) : std::sqrt(cost / runs);
+        return FitReport{std::move(k), iterations, plain, std::sqrt(cost / runs)};
+    };
+    // No iteration: the start itself (the fit's own start nudges fields at 0 off it, as logs need).
+    if (max_iterations == 0) return report(start, 0, sum_squares(residuals(planned, start)));
     std::vector<double> r = residuals(planned, with(start, params, theta));
     double cost = sum_squares(r), lambda = 1e-2;
     int iteration = 0;
@@ -223,14 +231,14 @@ FitReport fit_kernel(const PlannedRuns& planned, const KernelModel& start, const
                 theta = t, r = rt, cost = ct;
                 lambda = std::max(lambda / 3.0, 1e-6);
                 if (progress) progress(iteration + 1, std::sqrt(cost / static_cast<double>(n)));
-                if (gain < 1e-4) return {with(start, params, theta), iteration + 1, std::sqrt(cost / static_cast<double>(n))};
+                if (gain < 1e-4) return report(with(start, params, theta), iteration + 1, cost);
             } else {
                 lambda *= 4.0;
             }
         }
         if (!improved) break;
     }
-    return {with(start, params, theta), iteration, std::sqrt(cost / static_cast<double>(std::max<std::size_t>(n, 1)))};
+    return report(with(start, params, theta), iteration, cost);
 }
 
 std::size_t fastest_run(const std::vector<double>& predicted_us, const std::vector<MeasuredRun>& runs, std::size_t begin, std::size_t end) {

@@ -58,7 +58,8 @@ std::vector<FitParameter> default_fit_parameters(const PlannedRuns& planned, con
 struct FitReport {
     KernelModel kernel;
     int iterations = 0;
-    double rms_log_error = 0.0;  // sqrt(mean(ρ(log(predicted / measured)))) at the end: ρ is the fit's robust loss (calibration.cpp)
+    double rms_log_error = 0.0;  // the rms of log(predicted / measured) at the end, plain (what it says)
+    double loss = 0.0;           // sqrt(mean(ρ(log(predicted / measured)))) at the end: ρ is the robust loss the fit lowers
 };
 
 // `progress(iteration, rms)` is called after each iteration (may be empty). `loss_scale`: the scale of the robust

@@ -295,6 +295,38 @@ TempFile edited_line(const std::string& name, const std::function<void(json&)>& 
     return TempFile(name, j.dump() + "\n");
 }
 
+TEST_CASE("calibrate --predict plays each line as simulate --kernel does, and names a refused line") {
+    const TempFile shapes("predict-own.txt", "--batch 4 --heads 32 --kv-heads 8 --head-dim 128 --ctx 8192 --ctas-per-sm 2\n"
+                                             "--batch 2 --heads 8 --ctx 3000 --strategy auto\n");
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --predict " + shapes.path);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<json> lines = json_lines(r.out);
+    REQUIRE(lines.size() == 2);
+    for (const json& line : lines) {
+        CAPTURE(line["flags"]);
+        const json sim = json::parse(run_leanattn("simulate --kernel leanattn-h100 --format json " + line["flags"].get<std::string>()).out);
+        REQUIRE(sim["results"].size() == line["results"].size());
+        for (std::size_t i = 0; i < sim["results"].size(); ++i) {
+            CHECK(line["results"][i]["grid"] == sim["results"][i]["grid"]);
+            CHECK(line["results"][i]["predicted_us"].get<double>() == Approx(sim["results"][i]["makespan_us"].get<double>()).epsilon(1e-12));
+        }
+    }
+    const TempFile with_device("predict-device.txt", "--ctx 100\n--ctx 200 --device a100-80gb\n");
+    const auto refused = run_leanattn("calibrate --kernel leanattn-h100 --predict " + with_device.path);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("problem line 2") && Catch::Contains("--device"));
+}
+
+TEST_CASE("calibrate says how many error records of a sweep it skipped") {
+    const std::string all = slurp(heldout1);
+    const TempFile with_error("with-error.jsonl", all.substr(0, all.find('\n') + 1) + R"({"flags":"--ctx 5","error":"no GPU"})" + "\n");
+    const auto text = run_leanattn("calibrate --kernel leanattn-h100 --check " + with_error.path);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("1 error record of runs cuda bench refused: skipped"));
+    const auto j = run_leanattn("calibrate --kernel leanattn-h100 --check " + with_error.path + " --format json");
+    CHECK(json::parse(j.out)["check"]["skipped_error_records"] == 1);
+}
+
 TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const TempFile shapes("refuse-shapes.txt", "--batch 1 --heads 8 --ctx 1000\n");
     const TempFile huge_shape("huge-shape.txt", "--heads 67108864 --kv-heads 67108864 --ctx 128\n");
@@ -344,6 +376,16 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --predict " + huge_shape.path,
         "calibrate --kernel " + starved_kernel.path + " --check " + heldout1,
         "simulate --kernel " + starved_kernel.path,
+        // A fit's flags outside a fit, --kernel inside one, --format for --predict's lines: they were dropped silently.
+        "calibrate --kernel leanattn-h100 --check " + heldout1 + " --hold launch_ns",
+        "calibrate --kernel leanattn-h100 --check " + heldout1 + " --iterations 3",
+        "calibrate --kernel leanattn-h100 --predict " + shapes.path + " --name x",
+        "calibrate --kernel leanattn-h100 --predict " + shapes.path + " --format json",
+        "calibrate --measured " + heldout1 + " --kernel leanattn-h100 -o " + unwritten.path,
+        // A file written over another of this run's: -o over --runs, --runs over a --check round, -o over the training data.
+        "calibrate --measured " + heldout1 + " --iterations 0 --check " + heldout2 + " --runs " + unwritten.path + " -o " + unwritten.path,
+        "calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + heldout2 + " --runs " + heldout2,
+        "calibrate --measured " + heldout1 + " --iterations 0 -o " + heldout1,
     };
     for (const std::string& args : refused) {
         CAPTURE(args);

@@ -320,7 +320,14 @@ TEST_CASE("fit_kernel with every default field, started away from the truth, pre
     CHECK(e.runs == planned.runs.size());
     CHECK(e.worst <= 0.02);
     CHECK(fit.rms_log_error < 0.02);
-    CHECK(fit.rms_log_error < sim::fit_kernel(planned, start, params, 0).rms_log_error);
+    const sim::FitReport unmoved = sim::fit_kernel(planned, start, params, 0);
+    CHECK(fit.rms_log_error < unmoved.rms_log_error);
+    // rms_log_error is the plain rms of log(predicted / measured), what its name says (it was the robust loss's)
+    double squares = 0.0;
+    for (std::size_t i = 0; i < before.size(); ++i) squares += std::pow(std::log(before[i] / planned.runs[i].measured_us), 2);
+    CHECK(unmoved.rms_log_error == Approx(std::sqrt(squares / static_cast<double>(before.size()))).epsilon(1e-9));
+    CHECK(unmoved.loss < unmoved.rms_log_error);  // the robust loss weighs the largest errors less
+    CHECK(unmoved.kernel == start);                // no iteration moves nothing, not even a field at 0
     sim::KernelModel fitted = fit.kernel;
     for (const sim::FitParameter& p : params) {  // the fit stays inside its bounds
         CAPTURE(p.name);
