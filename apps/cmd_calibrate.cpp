@@ -131,8 +131,15 @@ int predict(const std::string& shapes_file, const DeviceSpec& device, const sim:
 }
 
 // The records of runs `cuda bench` could not make ({"flags", "error"} lines): skipped, and said so.
-void note_skipped(std::ostream& out, const MeasuredSweep& sweep) {
+void note_skipped(std::ostream& out, const MeasuredSweep& sweep, const DeviceSpec& device) {
     if (sweep.refused > 0) out << "(" << sweep.refused << " error record" << (sweep.refused == 1 ? "" : "s") << " of runs cuda bench refused: skipped)\n";
+    // Runs of one GPU replayed on another's file (none of its "cuda_names" in the GPU the runs name): the plans and the
+    // memory law are that other GPU's.
+    const bool named = std::any_of(device.cuda_names.begin(), device.cuda_names.end(),
+                                   [&](const std::string& n) { return sweep.gpu.find(n) != std::string::npos; });
+    if (!sweep.gpu.empty() && !device.cuda_names.empty() && !named) {
+        out << "(the runs were measured on " << sweep.gpu << ", which " << device.name << " does not describe: replayed on " << device.name << ")\n";
+    }
 }
 
 void print_fit(std::ostream& out, sim::KernelModel start, sim::FitReport fit, const std::vector<sim::FitParameter>& params) {
@@ -284,7 +291,7 @@ int calibrate_main(const Args& args) {
         const CalibrationCheck train = check_predictions("fit (" + measured.front() + ")", planned, sim::predict_us(planned, kernel), kernel, device,
                                                          device.copy_bandwidth_gb_per_s > 0 ? device.copy_bandwidth_gb_per_s : sweep.copy_gbps);
         write_check_text(text, train);
-        note_skipped(text, sweep);
+        note_skipped(text, sweep, device);
         report["fit"] = {{"iterations", fit.iterations}, {"rms_log_error", fit.rms_log_error}, {"loss", fit.loss}, {"kernel", kernel_to_json(kernel, fitted_note)},
                          {"check", check_to_json(train)}, {"skipped_error_records", sweep.refused}};
         fitted = kernel_to_json(kernel, fitted_note).dump(2) + "\n";
@@ -300,7 +307,7 @@ int calibrate_main(const Args& args) {
         const CalibrationCheck check = check_predictions("check (" + checks.front() + (checks.size() > 1 ? ", " + std::to_string(checks.size()) + " rounds" : "") + ")",
                                                          planned, predicted, kernel, device, copy);
         write_check_text(text, check);
-        note_skipped(text, sweep);
+        note_skipped(text, sweep, device);
         if (!runs_file.empty()) write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); });
         report["check"] = check_to_json(check);
         report["check"]["skipped_error_records"] = sweep.refused;

@@ -317,7 +317,7 @@ TEST_CASE("calibrate --predict plays each line as simulate --kernel does, and na
     CHECK_THAT(refused.err, Catch::Contains("problem line 2") && Catch::Contains("--device"));
 }
 
-TEST_CASE("calibrate says how many error records of a sweep it skipped") {
+TEST_CASE("calibrate says how many error records of a sweep it skipped, and when the runs are another GPU's") {
     const std::string all = slurp(heldout1);
     const TempFile with_error("with-error.jsonl", all.substr(0, all.find('\n') + 1) + R"({"flags":"--ctx 5","error":"no GPU"})" + "\n");
     const auto text = run_leanattn("calibrate --kernel leanattn-h100 --check " + with_error.path);
@@ -325,6 +325,10 @@ TEST_CASE("calibrate says how many error records of a sweep it skipped") {
     CHECK_THAT(text.out, Catch::Contains("1 error record of runs cuda bench refused: skipped"));
     const auto j = run_leanattn("calibrate --kernel leanattn-h100 --check " + with_error.path + " --format json");
     CHECK(json::parse(j.out)["check"]["skipped_error_records"] == 1);
+    // Runs of an H100 replayed on another GPU's file: said, and not where the file describes the GPU.
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --device a100-80gb --check " + heldout1).out,
+               Catch::Contains("which a100-80gb does not describe"));
+    CHECK_THAT(text.out, !Catch::Contains("does not describe"));
 }
 
 TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
