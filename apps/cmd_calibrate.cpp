@@ -81,7 +81,9 @@ std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const
     args.push_back(device);
     po::variables_map vm;
     parse_or_help(args, desc, vm, "", "");
-    return {resolve_problem(flags, vm, "text", true), dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32})};
+    const DType element = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
+    flags.auto_bytes_per_element = dtype_bytes(element);  // auto weighs at the line's dtype, as simulate does
+    return {resolve_problem(flags, vm, "text", true), element};
 }
 
 // A replay of a sweep's runs (plan_runs, then predict_us: every plan held, each simulated), weighed against this
@@ -90,11 +92,7 @@ std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const
 void check_replay_cost(const MeasuredSweep& sweep, const DeviceSpec& device, const sim::KernelModel& kernel) {
     const DeviceSpec planned = sim::device_for_kernel(device, kernel);
     Cost cost;
-    for (const sim::MeasuredRun& r : sweep.runs) {
-        PlanOptions options;
-        options.strategy = r.strategy;
-        cost.add(simulation_cost(r.problem, planned, options, false));
-    }
+    for (const sim::MeasuredRun& r : sweep.runs) cost.add(simulation_cost(r.problem, planned, sim::replay_options(r), false));
     check_cost(cost, resource_limits());
 }
 
@@ -105,7 +103,9 @@ int predict(const std::string& shapes_file, const DeviceSpec& device, const sim:
         // Each line as `simulate --kernel` plays it: its own --ctas-per-sm stands, and a plan auto chose is the one played.
         try {
             const std::vector<std::string> words = split_words(line);
-            const auto has = [&](const char* flag) { return std::find(words.begin(), words.end(), flag) != words.end(); };
+            const auto has = [&](const std::string& flag) {  // as a word of its own or joined to its value (--flag=value)
+                return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return w == flag || w.rfind(flag + "=", 0) == 0; });
+            };
             if (has("--device")) throw InputError("--device", "is calibrate's own flag, for every line: leave it out of the lines");
             auto [p, dtype] = problem_of_line(line, device_flag);
             sim::KernelModel k = kernel;
@@ -267,6 +267,7 @@ int calibrate_main(const Args& args) {
         if (!held.empty() && !only.empty()) throw InputError("--hold", "goes without --fit (--fit names every field fitted)");
         const sim::KernelModel start = with_settings(start_name.empty() ? starting_guess(name) : load_kernel(start_name, device), settings);
         check_replay_cost(sweep, device, start);
+        if (check_sweep) check_replay_cost(*check_sweep, device, start);  // before the fit, not after it
         const sim::PlannedRuns planned = sim::plan_runs(sweep.runs, device, start);
         std::vector<sim::FitParameter> params = sim::default_fit_parameters(planned, start);
         const auto find = [&](const std::string& flag, const std::string& field) {

@@ -293,6 +293,9 @@ int cuda_main(const Args& given) {
         if (eq != std::string::npos && (flag == "--shapes" || flag == "--output" || flag == "-o")) {
             args.push_back(flag);
             args.push_back(a.substr(eq + 1));
+        } else if (a.size() > 2 && a.rfind("-o", 0) == 0 && a[2] != '=') {  // -oFILE
+            args.push_back("-o");
+            args.push_back(a.substr(2));
         } else {
             args.push_back(a);
         }

@@ -133,7 +133,7 @@ void write_summary(std::ostream& out, const Schedule& s, const ScheduleTable& t)
     out << "waves: " << s.grid << " CTAs on " << resident << " resident slots = " << waves << " wave" << (waves == 1 ? "" : "s");
     if (s.grid % resident != 0 && waves > 0) {
         const std::int64_t percent = (100 * (s.grid % resident) + resident / 2) / resident;
-        out << ", the last " << (percent == 0 ? std::string("under 1") : std::to_string(percent)) << "% full";
+        out << ", the last " << (percent == 0 ? std::string("under 1") : percent == 100 ? std::string("over 99") : std::to_string(percent)) << "% full";
     }
     out << "\n";
 }

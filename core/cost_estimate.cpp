@@ -130,7 +130,7 @@ PlanSize plan_size(const Problem& p, const DeviceSpec& d, const PlanOptions& o) 
         }
         case Strategy::fixed_split: {
             if (o.splits > 0) {
-                s.splits = o.splits;
+                s.splits = std::min(o.splits, std::max<std::int64_t>(s.longest, 1));  // as the planner caps it
             } else {
                 const std::int64_t row_blocks = sat::ceil_div(p.rows(), 64);  // FlashAttention-2's own blocks of 64 rows
                 s.splits = fa2_num_splits(sat::mul(p.batch, p.kv_heads, row_blocks), 2 * d.sms, s.longest);

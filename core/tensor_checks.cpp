@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "input_error.hpp"
 #include "saturating.hpp"
@@ -88,21 +89,35 @@ ByteRange extent(const void* data, std::initializer_list<std::pair<std::int64_t,
     return {begin, length > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + length};
 }
 
-// Whether two different rows (`row` elements each) of a view with these extents and non-negative strides provably
-// share an element: a dimension of more than one index steps less than a row, or one step along a dimension lands
-// within a row of k steps along another (0 < k < its extent). Rows that interleave only through three or more dimensions at once
-// are not looked for: no layout a caller makes by mistake (a stride of 0, strides given in the wrong order or in bytes
-// /elements confused the other way) needs that.
+// Whether two different rows (`row` elements each) of a view with these extents and non-negative strides share an
+// element. Strides that nest (each at least the one below times its extent, the smallest at least a row: every layout
+// a tensor library makes) keep rows apart, found at once. Otherwise two dimensions a and b (one index apart along
+// each) collide where |m · stride_a − k · stride_b| < row for some 0 < m < extent_a, 0 < k < extent_b, which is
+// searched along the shorter of the two; rows that meet only through all three dimensions at once are not looked for.
 bool rows_overlap(std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t row) {
-    for (const auto& [extent_j, stride_j] : extents_strides) {
-        if (extent_j < 2) continue;
-        if (stride_j < row) return true;
-        for (const auto& [extent_i, stride_i] : extents_strides) {
-            if (extent_i < 2 || stride_i == 0 || &extent_i == &extent_j) continue;
-            const std::int64_t below = std::min(stride_j / stride_i, extent_i - 1);  // the nearest multiples of stride_i
-            for (const std::int64_t k : {below, std::min(below + 1, extent_i - 1)}) {
-                const std::int64_t apart = stride_j - k * stride_i;
-                if (k > 0 && (apart < 0 ? -apart : apart) < row) return true;
+    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (stride, extent) of the dimensions with two indices or more
+    for (const auto& [extent, stride] : extents_strides) {
+        if (extent < 2) continue;
+        if (stride < row) return true;  // a step along it lands within a row (a stride of 0 too)
+        dims.emplace_back(stride, extent);
+    }
+    std::sort(dims.begin(), dims.end());
+    bool nested = true;
+    for (std::size_t i = 1; i < dims.size(); ++i) nested = nested && dims[i].first >= saturating::mul(dims[i - 1].first, dims[i - 1].second);
+    if (nested) return false;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        for (std::size_t j = i + 1; j < dims.size(); ++j) {
+            // m steps along the dimension of fewer indices against the nearest whole number of steps along the other.
+            const auto& [sa, ea] = dims[i].second <= dims[j].second ? dims[i] : dims[j];
+            const auto& [sb, eb] = dims[i].second <= dims[j].second ? dims[j] : dims[i];
+            for (std::int64_t m = 1; m < std::min<std::int64_t>(ea, std::int64_t{1} << 20); ++m) {  // bounded: run() checks every step
+                const std::int64_t at = saturating::mul(m, sa);
+                const std::int64_t below = std::min(at / sb, eb - 1);
+                for (const std::int64_t k : {below, std::min(below + 1, eb - 1)}) {
+                    if (k < 1) continue;
+                    const std::int64_t there = saturating::mul(k, sb);
+                    if ((at > there ? at - there : there - at) < row) return true;
+                }
             }
         }
     }

@@ -71,7 +71,7 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
                              Outputs outputs = Outputs::written) {
     const Problem& shape = plan.problem;
     check_supported(shape, t.dtype);
-    check_alignment(t);  // first: a pointer moved off its alignment may also reach into a neighbour (overlap, below)
+    check_alignment(t, outputs);  // first: a pointer moved off its alignment may also reach into a neighbour (overlap, below)
     check_decode_tensors(shape, t, /*host_readable=*/false, outputs);
     check_workspace(plan, workspace, bytes);
     if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan));

@@ -56,15 +56,16 @@ void check_supported(const Problem& p, DType dtype) {
     }
 }
 
-void check_alignment(const DecodeTensors& t) {
+void check_alignment(const DecodeTensors& t, Outputs outputs) {
     const std::int64_t e = dtype_bytes(t.dtype);
+    const bool written = outputs == Outputs::written;
     require_aligned("q", t.q.data, {t.q.stride_batch, t.q.stride_token, t.q.stride_head}, e);
-    require_aligned("out", t.o.data, {t.o.stride_batch, t.o.stride_token, t.o.stride_head}, e);
+    if (written) require_aligned("out", t.o.data, {t.o.stride_batch, t.o.stride_token, t.o.stride_head}, e);
     const KvCacheView& kv = t.kv;
     require_aligned("k_cache", kv.k, {kv.stride_request, kv.stride_token, kv.stride_head}, e);
     require_aligned("v_cache", kv.v, {kv.stride_request, kv.stride_token, kv.stride_head}, e);
     auto natural = [](const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; };
-    if (!natural(t.lse.data, sizeof(float))) throw InputError("softmax_lse", "its data pointer is not 4-byte aligned");
+    if (written && !natural(t.lse.data, sizeof(float))) throw InputError("softmax_lse", "its data pointer is not 4-byte aligned");
     if (!natural(t.seqlens, sizeof(std::int32_t))) throw InputError("cache_seqlens", "its data pointer is not 4-byte aligned");
     if (!natural(kv.block_table, sizeof(std::int32_t))) throw InputError("block_table", "its data pointer is not 4-byte aligned");
     if (!natural(kv.cu_seqlens, sizeof(std::int32_t))) throw InputError("cu_seqlens", "its data pointer is not 4-byte aligned");

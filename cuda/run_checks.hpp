@@ -8,13 +8,14 @@
 
 #include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
+#include "core/tensor_checks.hpp"
 
 namespace leanattn::cuda {
 
 // The kernels move q, K and V in 16-byte vectors: those pointers, out's, and every stride of them (in
 // bytes) must be multiples of 16. Lengths, tables and LSE are read and written as scalars: their natural
-// alignment.
-void check_alignment(const DecodeTensors& tensors);
+// alignment. out and softmax_lse are not looked at where the call does not write them (Outputs::unused: staging).
+void check_alignment(const DecodeTensors& tensors, Outputs outputs = Outputs::written);
 
 // The workspace must be present, 16-byte aligned and at least workspace_bytes(plan) long.
 void check_workspace(const Schedule& plan, const void* workspace, std::size_t bytes);

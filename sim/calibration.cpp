@@ -9,25 +9,34 @@
 #include <mutex>
 #include <thread>
 
+#include "core/input_error.hpp"
 #include "simulation.hpp"
 
 namespace leanattn::sim {
+
+PlanOptions replay_options(const MeasuredRun& r) {
+    PlanOptions options;
+    options.strategy = r.strategy;
+    // Stream-k at the grid and snap the GPU ran: the aligned rule has weighed more grids, and broken ties among
+    // snaps otherwise, since some sweeps were measured, and a replay plays the plan that ran. A record without a
+    // snap (cuda bench before it wrote one) takes the rule's snap at that grid.
+    if (r.strategy == Strategy::stream_k && r.grid > 0) options.grid = r.grid;
+    if (r.strategy == Strategy::stream_k && r.snap >= 0) options.snap = r.snap;
+    // Fixed-split at the split count that ran (a sweep may time other counts than the heuristic's).
+    if (r.strategy == Strategy::fixed_split) options.splits = r.splits;
+    return options;
+}
 
 PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel) {
     PlannedRuns out;
     out.runs = runs;
     const DeviceSpec planned = device_for_kernel(device, kernel);
     for (const MeasuredRun& r : runs) {
-        PlanOptions options;
-        options.strategy = r.strategy;
-        // Stream-k at the grid and snap the GPU ran: the aligned rule has weighed more grids, and broken ties among
-        // snaps otherwise, since some sweeps were measured, and a replay plays the plan that ran. A record without a
-        // snap (cuda bench before it wrote one) takes the rule's snap at that grid.
-        if (r.strategy == Strategy::stream_k && r.grid > 0) options.grid = r.grid;
-        if (r.strategy == Strategy::stream_k && r.snap >= 0) options.snap = r.snap;
-        // Fixed-split at the split count that ran (a sweep may time other counts than the heuristic's).
-        if (r.strategy == Strategy::fixed_split) options.splits = r.splits;
-        out.plans.push_back(make_schedule(r.problem, planned, options));
+        try {
+            out.plans.push_back(make_schedule(r.problem, planned, replay_options(r)));
+        } catch (const InputError& e) {  // the record's plan, not a flag of the command
+            throw InputError({{"the run of", "\"" + r.label + "\" (" + std::string(strategy_name(r.strategy)) + ")"}}, e.reason());
+        }
         out.plans.back().narrow_streams = r.narrow_streams;  // as the kernel that ran read it, whatever today's rule says
         out.grid_matches.push_back(out.plans.back().grid == r.grid);
     }

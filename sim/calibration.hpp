@@ -34,6 +34,9 @@ struct MeasuredRun {
     bool narrow_streams = false;         // the kernel read it with half its warps (not recorded: kernels before v31 never did)
 };
 
+// How a run is planned again for its replay: at the grid, snap and split count it ran (what it recorded).
+PlanOptions replay_options(const MeasuredRun& run);
+
 // The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.
 struct PlannedRuns {
     std::vector<MeasuredRun> runs;

@@ -297,11 +297,13 @@ TempFile edited_line(const std::string& name, const std::function<void(json&)>& 
 
 TEST_CASE("calibrate --predict plays each line as simulate --kernel does, and names a refused line") {
     const TempFile shapes("predict-own.txt", "--batch 4 --heads 32 --kv-heads 8 --head-dim 128 --ctx 8192 --ctas-per-sm 2\n"
-                                             "--batch 2 --heads 8 --ctx 3000 --strategy auto\n");
+                                             "--batch 2 --heads 8 --ctx 3000 --strategy auto\n"
+                                             "--batch 4 --heads 32 --kv-heads 8 --head-dim 128 --ctx 8192 --ctas-per-sm=2\n"
+                                             "--ctx 16384 --heads 8 --kv-heads 1 --dtype fp32 --strategy auto\n");
     const auto r = run_leanattn("calibrate --kernel leanattn-h100 --predict " + shapes.path);
     REQUIRE(r.exit_code == 0);
     const std::vector<json> lines = json_lines(r.out);
-    REQUIRE(lines.size() == 2);
+    REQUIRE(lines.size() == 4);
     for (const json& line : lines) {
         CAPTURE(line["flags"]);
         const json sim = json::parse(run_leanattn("simulate --kernel leanattn-h100 --format json " + line["flags"].get<std::string>()).out);
@@ -340,6 +342,20 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const TempFile tiny_time = edited_line("tiny-time.jsonl", [](json& j) { j["results"][0]["median_us"] = 5e-324; });
     const TempFile no_runs = edited_line("no-runs.jsonl", [](json& j) { j["results"] = json::array(); });
     const TempFile bad_splits = edited_line("bad-splits.jsonl", [](json& j) { j["results"][1]["splits"] = -3; });
+    // A record of a huge fixed-split run: its replay at the recorded split count is weighed (it ran out of memory).
+    const TempFile big_splits = edited_line("big-splits.jsonl", [](json& j) {
+        j["problem"]["batch"] = 1, j["problem"]["ctx"] = {67108864}, j["problem"]["q_heads"] = j["problem"]["kv_heads"] = 64;
+        for (json& r : j["results"]) {
+            if (r["strategy"] == "fixed-split") r["splits"] = 524288;
+        }
+    });
+    // A stream-k record whose grid no plan can take: named as the record's, not as a --grid flag calibrate has not.
+    const TempFile big_grid = edited_line("big-grid.jsonl", [](json& j) {
+        j["problem"]["batch"] = 1, j["problem"]["ctx"] = {1048576};  // LeanTiles for far more CTAs than reside
+        for (json& r : j["results"]) {
+            if (r["strategy"] == "stream-k") r["grid"] = 16777216, r["snap"] = 0;  // the paper's split plan: hosts would wait
+        }
+    });
     const TempFile huge = edited_line("huge.jsonl", [](json& j) {
         j["problem"]["q_heads"] = j["problem"]["kv_heads"] = 67108864;
         j["problem"]["ctx"] = {128};
@@ -376,6 +392,8 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --check " + tiny_time.path,
         "calibrate --kernel leanattn-h100 --check " + no_runs.path,
         "calibrate --kernel leanattn-h100 --check " + bad_splits.path,
+        "calibrate --kernel leanattn-h100 --check " + big_splits.path,
+        "calibrate --kernel leanattn-h100 --check " + big_grid.path,
         "calibrate --kernel leanattn-h100 --check " + huge.path,
         "calibrate --kernel leanattn-h100 --predict " + huge_shape.path,
         "calibrate --kernel " + starved_kernel.path + " --check " + heldout1,
@@ -400,6 +418,7 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     }
     // A record's own numbers are refused naming its file and line (they were named as flags: "--splits -3").
     CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + bad_splits.path).err, Catch::Contains(bad_splits.path + ":1"));
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + big_grid.path).err, Catch::Contains("the run of") && !Catch::Contains("error: --grid"));
     // Records without flags stay apart, each its own problem (they were merged into one).
     std::string unlabelled;
     for (const std::string& line : {slurp(heldout1).substr(0, slurp(heldout1).find('\n'))}) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/input_error.hpp"
+#include "core/tensor_checks.hpp"
 #include "core/tensor_layout.hpp"
 #include "random_problems.hpp"
 
@@ -157,4 +158,34 @@ TEST_CASE("a paged block size outside 1..256 is refused naming the parameter") {
     p.batch = 1, p.q_heads = p.kv_heads = 1, p.head_dim = 16, p.tile = 16, p.ctx = {8};
     CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 0, 1), Catch::Contains("block_size"));
     CHECK_THROWS_WITH(make_tensor_layout(p, DType::fp16, CacheLayout::paged, 257, 1), Catch::Contains("block_size"));
+}
+
+TEST_CASE("out's rows overlapping through two dimensions are refused, nested layouts of any order pass, absurd strides do not overflow") {
+    Problem p;
+    p.batch = 1, p.q_len = 3, p.q_heads = 4, p.kv_heads = 4, p.head_dim = 16, p.tile = 16, p.ctx = {40};
+    std::vector<float> memory(1 << 16);
+    const std::int32_t lengths[1] = {40};
+    DecodeTensors t;
+    t.dtype = DType::fp32;
+    t.q = {memory.data(), 3 * 4 * 16, 4 * 16, 16};
+    t.kv.k = t.kv.v = memory.data() + 4096;
+    t.kv.stride_request = 40 * 4 * 16, t.kv.stride_token = 4 * 16, t.kv.stride_head = 16, t.kv.capacity = 40;
+    t.seqlens = lengths;
+    const auto out_with = [&](std::int64_t token, std::int64_t head) {
+        DecodeTensors v = t;
+        v.o = {memory.data() + 32768, 1 << 12, token, head};
+        try {
+            check_decode_tensors(p, v, false);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(out_with(64, 16) == "accepted");  // the usual (token, head, d)
+    CHECK(out_with(16, 48) == "accepted");  // heads outermost
+    // 2 tokens x 150 = 3 heads x 100: token 2 of head 0 is head 3's token 0, though no one step lands on a row
+    CHECK_THAT(out_with(150, 100), Catch::Contains("out (rows overlap"));
+    CHECK(out_with(150, 170) == "accepted");  // interleaved yet apart: 150, 300 against 170, 340, 510
+    // Strides near 2^62: the arithmetic saturates (it overflowed, undefined behaviour), and such rows are refused.
+    CHECK_THAT(out_with((std::int64_t{1} << 62) + 100, std::int64_t{1} << 62), Catch::Contains("out ("));
 }

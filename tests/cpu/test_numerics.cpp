@@ -168,7 +168,7 @@ TEST_CASE("several query tokens decode causally: query i sees the first ctx - q_
     CHECK(o[0] != o[3 * 4 * 32]);
 }
 
-TEST_CASE("a query never reads a token it does not see: NaN, inf or 3e38 in a later new token's K and V leave earlier queries' bits as they were") {
+TEST_CASE("a query never reads a token it does not see: NaN, inf or 3e38 in later new tokens' K and V leave earlier queries' bits as they were") {
     Problem p = small({97, 40}, 4, 2, 32, 16);  // tiles of 16 tokens: the new tokens straddle two LeanTiles of request 0
     p.q_len = 4;
     for (const CacheLayout layout : {CacheLayout::padded, CacheLayout::paged}) {
@@ -183,9 +183,13 @@ TEST_CASE("a query never reads a token it does not see: NaN, inf or 3e38 in a la
             for (const float planted : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 3e38f}) {
                 CAPTURE(std::string(cache_layout_name(layout)), strategy_name(s), planted);
                 cpu::HostTensors bad = t;
+                auto* k = reinterpret_cast<float*>(bad.raw_k().data());
                 auto* v = reinterpret_cast<float*>(bad.raw_v().data());
-                for (std::int64_t h = 0; h < 2; ++h)
-                    for (int i = 0; i < 32; ++i) v[bad.kv_offset(0, h, 96) + i] = planted, v[bad.kv_offset(0, h, 95) + i] = planted;
+                for (std::int64_t h = 0; h < 2; ++h) {
+                    for (int i = 0; i < 32; ++i) {
+                        for (float* kv : {k, v}) kv[bad.kv_offset(0, h, 96) + i] = planted, kv[bad.kv_offset(0, h, 95) + i] = planted;
+                    }
+                }
                 bad.poison_outputs();
                 execute(plan, bad, 2);
                 const std::vector<float> o = bad.o_float();

@@ -100,6 +100,11 @@ TEST_CASE("a pointer or stride the 16-byte vector loads cannot use is refused, n
     SECTION("block_table off its 4-byte alignment") { t.kv.block_table = shifted(t.kv.block_table, 2); CHECK_THAT(refusal(t), Catch::StartsWith("block_table (")); }
     SECTION("8 fp16 elements (16 bytes) is a fine stride") { t.q.stride_head = 8; CHECK(refusal(t) == "accepted"); }
     SECTION("an absent softmax_lse is fine") { t.lse.data = nullptr; CHECK(refusal(t) == "accepted"); }
+    SECTION("staging looks at neither out nor softmax_lse (it writes neither)") {
+        t.o.data = shifted(t.o.data, 8), t.o.stride_head = 3, t.lse.data = shifted(t.lse.data, 2);
+        CHECK_THAT(refusal(t), Catch::StartsWith("out ("));
+        CHECK_NOTHROW(cuda::check_alignment(t, Outputs::unused));
+    }
 }
 
 TEST_CASE("the workspace must be there, 16-byte aligned, and as long as workspace_bytes(plan)") {
