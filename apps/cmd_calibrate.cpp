@@ -158,19 +158,34 @@ sim::KernelModel with_settings(const sim::KernelModel& start, const std::vector<
     json j = kernel_to_json(start);
     for (const std::string& setting : settings) {
         const std::size_t eq = setting.find('=');
+        // KEY as the fit prints it: a top-level number, or OBJECT.FIELD inside one (cta_ns_per_kb_by_path.d128)
         const std::string key = setting.substr(0, eq);
-        if (eq == std::string::npos || !j.contains(key) || !j[key].is_number_float()) {
-            throw InputError("--set " + setting, "expected KEY=VALUE, KEY a number of the kernel file (e.g. reread_lag_mb=50)");
+        const std::size_t dot = key.find('.');
+        json* at = nullptr;
+        if (dot == std::string::npos && j.contains(key)) at = &j[key];
+        else if (dot != std::string::npos && j.contains(key.substr(0, dot)) && j[key.substr(0, dot)].is_object() && j[key.substr(0, dot)].contains(key.substr(dot + 1)))
+            at = &j[key.substr(0, dot)][key.substr(dot + 1)];
+        if (eq == std::string::npos || at == nullptr || !at->is_number()) {
+            throw InputError("--set " + setting, "expected KEY=VALUE, KEY a number of the kernel file as the fit prints it (e.g. reread_lag_mb=50, "
+                                                 "cta_ns_per_kb_by_path.d128=12)");
         }
         const std::string text = setting.substr(eq + 1);
         double value = 0.0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) throw InputError("--set " + setting, "expected a finite number after =");
-        j[key] = value;
+        if (at->is_number_integer() && value != std::floor(value)) throw InputError("--set " + setting, "this field takes a whole number");
+        if (at->is_number_integer()) *at = static_cast<std::int64_t>(value);
+        else *at = value;
     }
-    sim::KernelModel k = kernel_from_text(j.dump(), "the start with --set");
-    sim::check_kernel_model(k);
-    return k;
+    try {
+        sim::KernelModel k = kernel_from_text(j.dump(), "the start with --set");
+        sim::check_kernel_model(k);
+        return k;
+    } catch (const InputError& e) {  // a value out of its range: named by the --set that gave it
+        std::string given;
+        for (const std::string& setting : settings) given += (given.empty() ? "" : " ") + std::string("--set ") + setting;
+        throw InputError(given, e.reason());
+    }
 }
 
 }  // namespace
@@ -275,7 +290,12 @@ int calibrate_main(const Args& args) {
             if (it == params.end()) throw InputError(flag + " " + field, "is not a field this fit moves (the fit prints their names)");
             return it;
         };
-        for (const std::string& field : held) params.erase(find("--hold", field));
+        for (std::size_t i = 0; i < held.size(); ++i) {
+            if (std::find(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(i), held[i]) != held.begin() + static_cast<std::ptrdiff_t>(i)) {
+                throw InputError("--hold " + held[i], "is given twice");
+            }
+            params.erase(find("--hold", held[i]));
+        }
         for (const std::string& field : only) (void)find("--fit", field);
         if (!only.empty()) {
             std::erase_if(params, [&](const sim::FitParameter& p) { return std::find(only.begin(), only.end(), p.name) == only.end(); });

@@ -408,6 +408,9 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --measured " + heldout1 + " --iterations 0 --check " + heldout2 + " --runs " + unwritten.path + " -o " + unwritten.path,
         "calibrate --kernel leanattn-h100 --check " + heldout1 + " --check " + heldout2 + " --runs " + heldout2,
         "calibrate --measured " + heldout1 + " --iterations 0 -o " + heldout1,
+        "calibrate --measured " + heldout1 + " --iterations 0 --hold launch_ns --hold launch_ns -o " + unwritten.path,
+        "calibrate --measured " + heldout1 + " --iterations 0 --set ctas_per_sm=1.5 -o " + unwritten.path,
+        "calibrate --measured " + heldout1 + " --iterations 0 --set launch_ns=-5 -o " + unwritten.path,
     };
     for (const std::string& args : refused) {
         CAPTURE(args);
@@ -432,6 +435,11 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const auto apart = run_leanattn("calibrate --kernel leanattn-h100 --check " + two.path + " --format json");
     REQUIRE(apart.exit_code == 0);
     CHECK(json::parse(apart.out)["check"]["problems"] == 2);
+    // --set takes the names the fit prints, nested ones too, and whole numbers for whole-number fields.
+    const TempFile nested("nested-set.json");
+    REQUIRE(run_leanattn("calibrate --measured " + heldout1 + " --start leanattn-h100 --iterations 0 --set cta_ns_per_kb_by_path.d128=12.5 "
+                         "--set ctas_per_sm=1 -o " + nested.path).exit_code == 0);
+    CHECK(json::parse(slurp(nested.path))["cta_ns_per_kb_by_path"]["d128"] == 12.5);
     // A fit whose check is refused writes no fitted model over an existing -o file.
     const TempFile existing("existing.json", "kept\n");
     const auto late = run_leanattn("calibrate --measured " + heldout1 + " --iterations 0 --check " + int8.path + " -o " + existing.path);
