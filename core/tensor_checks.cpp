@@ -1,11 +1,12 @@
 #include "tensor_checks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "input_error.hpp"
 #include "saturating.hpp"
@@ -89,24 +90,34 @@ ByteRange extent(const void* data, std::initializer_list<std::pair<std::int64_t,
     return {begin, length > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + length};
 }
 
+// q's or out's bytes: (batch, q_len, q_heads, head_dim) of `dtype`.
+ByteRange head_tensor_bytes(const Problem& p, const HeadTensor& h, DType dtype) {
+    return extent(h.data, {{p.batch, h.stride_batch}, {p.q_len, h.stride_token}, {p.q_heads, h.stride_head}}, p.head_dim, dtype_bytes(dtype));
+}
+
 // Whether two different rows (`row` elements each) of a view with these extents and non-negative strides share an
 // element. Strides that nest (each at least the one below times its extent, the smallest at least a row: every layout
 // a tensor library makes) keep rows apart, found at once. Otherwise two dimensions a and b (one index apart along
 // each) collide where |m · stride_a − k · stride_b| < row for some 0 < m < extent_a, 0 < k < extent_b, which is
 // searched along the shorter of the two; rows that meet only through all three dimensions at once are not looked for.
 bool rows_overlap(std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t row) {
-    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (stride, extent) of the dimensions with two indices or more
+    // (stride, extent) of the dimensions with two indices or more: on the stack, as run() checks every step
+    std::array<std::pair<std::int64_t, std::int64_t>, 3> dims{};
+    if (extents_strides.size() > dims.size()) throw std::logic_error("rows_overlap: a view of more than 3 dimensions");
+    std::size_t n = 0;
     for (const auto& [extent, stride] : extents_strides) {
         if (extent < 2) continue;
         if (stride < row) return true;  // a step along it lands within a row (a stride of 0 too)
-        dims.emplace_back(stride, extent);
+        dims[n++] = {stride, extent};
     }
-    std::sort(dims.begin(), dims.end());
+    for (std::size_t i = 1; i < n; ++i) {  // by stride: an insertion sort of at most three
+        for (std::size_t j = i; j > 0 && dims[j] < dims[j - 1]; --j) std::swap(dims[j], dims[j - 1]);
+    }
     bool nested = true;
-    for (std::size_t i = 1; i < dims.size(); ++i) nested = nested && dims[i].first >= saturating::mul(dims[i - 1].first, dims[i - 1].second);
+    for (std::size_t i = 1; i < n; ++i) nested = nested && dims[i].first >= saturating::mul(dims[i - 1].first, dims[i - 1].second);
     if (nested) return false;
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        for (std::size_t j = i + 1; j < dims.size(); ++j) {
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = i + 1; j < n; ++j) {
             // m steps along the dimension of fewer indices against the nearest whole number of steps along the other.
             const auto& [sa, ea] = dims[i].second <= dims[j].second ? dims[i] : dims[j];
             const auto& [sb, eb] = dims[i].second <= dims[j].second ? dims[j] : dims[i];
@@ -150,7 +161,7 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
     const ByteRange out = out_bytes(p, t), lse = lse_bytes(p, t);
     require(!lse.overlaps(out), "softmax_lse", "overlaps out (each needs memory of its own)");
     const std::int64_t bytes = dtype_bytes(t.dtype);
-    const ByteRange q = extent(t.q.data, {{p.batch, t.q.stride_batch}, {p.q_len, t.q.stride_token}, {p.q_heads, t.q.stride_head}}, p.head_dim, bytes);
+    const ByteRange q = head_tensor_bytes(p, t.q, t.dtype);
     const ByteRange k = cache_bytes(p, t.kv, t.kv.k, host_readable, bytes), v = cache_bytes(p, t.kv, t.kv.v, host_readable, bytes);
     // out may be q itself, element for element (in place): each output tile reads its own query rows before any CTA
     // writes that tile's output (a host writes after its peers' partials, and those come after their reads of Q).
@@ -168,9 +179,7 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
 
 }  // namespace
 
-ByteRange out_bytes(const Problem& p, const DecodeTensors& t) {
-    return extent(t.o.data, {{p.batch, t.o.stride_batch}, {p.q_len, t.o.stride_token}, {p.q_heads, t.o.stride_head}}, p.head_dim, dtype_bytes(t.dtype));
-}
+ByteRange out_bytes(const Problem& p, const DecodeTensors& t) { return head_tensor_bytes(p, t.o, t.dtype); }
 
 ByteRange lse_bytes(const Problem& p, const DecodeTensors& t) {
     if (t.lse.data == nullptr) return {};
