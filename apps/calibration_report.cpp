@@ -45,7 +45,16 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
         const double bytes = static_cast<double>(runs[i].problem.kv_bytes(runs[i].bytes_per_element));
         small[i] = bytes < 64e6;
         roofline[i] = (bytes / copy_gbps + kernel.launch_ns + kernel.plan_wait_ns + kernel.cta_setup_ns) / 1e3;
-        c.grids_matching += planned.grid_matches[i] ? 1 : 0;
+        c.waves_exact += planned.waves[i] == sim::Waves::exact ? 1 : 0;
+        if (planned.waves[i] == sim::Waves::differ && ++c.waves_differ <= 8) {
+            const Schedule& plan = planned.plans[i];
+            std::ostringstream line;
+            line << strategy_name(runs[i].strategy) << ": the GPU ran " << runs[i].grid << " CTAs";
+            if (runs[i].gpu_slots > 0) line << " in " << (runs[i].grid - 1) / runs[i].gpu_slots + 1 << " waves of " << runs[i].gpu_slots;
+            line << ", the replay " << plan.grid << " in " << (plan.grid - 1) / plan.device.resident_ctas() + 1 << " of " << plan.device.resident_ctas()
+                 << "  " << runs[i].label;
+            c.waves_wrong.push_back(line.str());
+        }
     }
     c.small_model = sim::summarize_errors(predicted_us, runs, small);
     c.small_roofline = sim::summarize_errors(roofline, runs, small);
@@ -180,13 +189,17 @@ void write_check_text(std::ostream& out, const CalibrationCheck& c) {
         << "  by strategy:";
     for (const auto& [name, e] : c.by_strategy) out << "  " << name << " median " << percent(e.median) << " (signed " << percent(e.median_signed) << ")";
     out << "\n"
-        << "  waves exact: " << c.grids_matching << " of " << c.runs << " remade plans have the GPU's grid\n"
+        << "  waves exact: " << c.waves_exact << " of " << c.runs << " runs replayed in the waves the GPU ran them in (the GPU's grid, on its SMs x CTAs per SM)";
+    if (const std::size_t unknown = c.runs - c.waves_exact - c.waves_differ; unknown > 0) out << "; " << unknown << " record no occupancy";
+    out << "\n"
         << "  fastest strategy right: " << c.fastest_right << " of " << c.fastest_decided << " problems whose measured gap exceeds the noise"
         << " (auto's pick by its margins: the fastest on " << c.auto_picks_fastest << " of " << c.auto_picks_decided << ")\n"
         << "  --strategy auto: within 3% of the best measured on " << c.auto_within_3pct << " of " << c.auto_problems << " problems (worst "
         << percent(c.auto_worst_loss) << " slower); " << std::fixed << std::setprecision(1) << c.auto_host_us << " us of host time per choice (median)\n"
         << "  worst runs:\n";
     for (const std::string& w : c.worst) out << "    " << w << "\n";
+    if (!c.waves_wrong.empty()) out << "  waves differ" << (c.waves_differ > c.waves_wrong.size() ? " (the first 8)" : "") << ":\n";
+    for (const std::string& w : c.waves_wrong) out << "    " << w << "\n";
     if (!c.fastest_wrong.empty()) out << "  fastest strategy wrong:\n";
     for (const std::string& w : c.fastest_wrong) out << "    " << w << "\n";
 }
@@ -198,14 +211,15 @@ nlohmann::ordered_json check_to_json(const CalibrationCheck& c) {
             {"error", summary_json(c.model)},
             {"under_64mb", {{"model", summary_json(c.small_model)}, {"roofline", summary_json(c.small_roofline)}}},
             {"by_strategy", by_strategy_json(c)},
-            {"grids_matching", c.grids_matching},
+            {"waves", {{"exact", c.waves_exact}, {"differ", c.waves_differ}, {"not_recorded", c.runs - c.waves_exact - c.waves_differ}}},
             {"fastest_right", c.fastest_right},
             {"auto_picks_fastest", c.auto_picks_fastest},
             {"auto_picks_decided", c.auto_picks_decided},
             {"fastest_decided", c.fastest_decided},
             {"auto", {{"within_3pct", c.auto_within_3pct}, {"problems", c.auto_problems}, {"worst_loss", c.auto_worst_loss}, {"host_us_median", c.auto_host_us}}},
             {"worst", c.worst},
-            {"fastest_wrong", c.fastest_wrong}};
+            {"fastest_wrong", c.fastest_wrong},
+            {"waves_wrong", c.waves_wrong}};
 }
 
 void write_checked_runs(std::ostream& out, const sim::PlannedRuns& planned, const std::vector<double>& predicted_us) {

@@ -1,7 +1,7 @@
 // calibration_report.hpp — how well a kernel model predicts a measured sweep, as text or JSON.
 //
 // Per sweep: prediction error of every run (median, 95th percentile, worst, signed median), waves exact
-// (each remade plan's grid = the GPU's), the fastest strategy predicted right on the problems whose measured
+// (each replay in the GPU's waves: sim::replay_waves), the fastest strategy predicted right on the problems whose measured
 // gap between the two fastest exceeds their run-to-run noise (at least 1%), and the same errors for a plain
 // roofline (K+V bytes / copy bandwidth + one launch's fixed cost) on the problems under 64 MB.
 #pragma once
@@ -20,7 +20,8 @@ struct CalibrationCheck {
     std::string title;
     sim::ErrorSummary model, small_model, small_roofline;  // small: K+V under 64 MB
     std::vector<std::pair<std::string, sim::ErrorSummary>> by_strategy;  // the model's errors over each strategy's runs
-    std::size_t grids_matching = 0, runs = 0;
+    std::size_t runs = 0;
+    std::size_t waves_exact = 0, waves_differ = 0;  // runs whose replay has the GPU's waves, or not (the rest record no occupancy)
     std::size_t fastest_right = 0, fastest_decided = 0;  // problems whose measured gap exceeds noise
     // Of those where all three strategies ran: where auto's pick among them (sim::default_plans: the order and margins it
     // weighs them by) is the plan that ran fastest. The margins stand for the model's errors where plans come close.
@@ -32,6 +33,7 @@ struct CalibrationCheck {
     double auto_worst_loss = 0.0, auto_host_us = 0.0;
     std::vector<std::string> worst;  // the worst runs, one line each
     std::vector<std::string> fastest_wrong;  // each decided problem whose fastest strategy the model got wrong, one line each
+    std::vector<std::string> waves_wrong;    // the first 8 runs whose replay's waves differ from the GPU's, one line each
 };
 
 // `copy_gbps`: the device's copy bandwidth for the roofline.

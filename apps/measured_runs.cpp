@@ -32,6 +32,7 @@ struct Line {
     std::vector<Result> results;
     double copy_gbps = 0.0;
     std::string gpu;
+    std::int64_t gpu_slots = 0;  // "gpu": its SMs × CTAs per SM (0: not recorded)
 };
 
 Line parse_line(const json& j) {
@@ -46,6 +47,13 @@ Line parse_line(const json& j) {
     l.bytes_per_element = dtype_bytes(*parsed);
     l.copy_gbps = j.value("copy_gbps", 0.0);
     l.gpu = j.value("device", "");
+    if (j.contains("gpu")) {  // the occupancy the kernel had: what the replay's waves are checked against
+        const json& g = j.at("gpu");
+        const std::int64_t sms = g.at("sms").get<std::int64_t>(), per_sm = g.at("ctas_per_sm").get<std::int64_t>();
+        if (sms < 1 || sms > (std::int64_t{1} << 20)) throw InputError("gpu sms " + std::to_string(sms), "must be 1 to 2^20");
+        if (per_sm < 1 || per_sm > 1024) throw InputError("gpu ctas_per_sm " + std::to_string(per_sm), "must be 1 to 1024");
+        l.gpu_slots = sms * per_sm;
+    }
     for (const json& r : j.at("results")) {
         const auto strategy = parse_strategy(r.at("strategy").get<std::string>());
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
@@ -117,7 +125,8 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
             for (double t : times) mean += t / static_cast<double>(times.size());
             for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
             const Line::Result& r = first[i].results[s];
-            sweep.runs.push_back({first[i].flags, first[i].problem, first[i].bytes_per_element, r.strategy, r.grid, mean, spread, r.splits, r.snap, r.narrow_streams});
+            sweep.runs.push_back(
+                {first[i].flags, first[i].problem, first[i].bytes_per_element, r.strategy, r.grid, mean, spread, r.splits, r.snap, r.narrow_streams, first[i].gpu_slots});
         }
     }
     sweep.problems = first.size();

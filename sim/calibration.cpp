@@ -27,6 +27,13 @@ PlanOptions replay_options(const MeasuredRun& r) {
     return options;
 }
 
+Waves replay_waves(const MeasuredRun& run, const Schedule& remade) {
+    if (remade.grid != run.grid) return Waves::differ;
+    if (run.gpu_slots <= 0) return Waves::not_recorded;
+    const auto waves = [&](std::int64_t slots) { return (run.grid - 1) / slots + 1; };
+    return waves(remade.device.resident_ctas()) == waves(run.gpu_slots) ? Waves::exact : Waves::differ;
+}
+
 PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel) {
     PlannedRuns out;
     out.runs = runs;
@@ -38,7 +45,7 @@ PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& de
             throw InputError({{"the run of", "\"" + r.label + "\" (" + std::string(strategy_name(r.strategy)) + ")"}}, e.reason());
         }
         out.plans.back().narrow_streams = r.narrow_streams;  // as the kernel that ran read it, whatever today's rule says
-        out.grid_matches.push_back(out.plans.back().grid == r.grid);
+        out.waves.push_back(replay_waves(r, out.plans.back()));
     }
     return out;
 }

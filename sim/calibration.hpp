@@ -2,9 +2,9 @@
 //
 // A measured run is one (problem, strategy) timed on a GPU (`leanattn cuda bench`: median of CUDA-graph
 // replays after an L2 flush). Its plan is remade here with the kernel's CTAs per SM on the device file of
-// that GPU, so the simulator plays the very plan the kernel ran; `grid_matches` says whether it did (the
-// measured grid against the remade one: waves exact). A stream-k run is remade at the grid it ran: the
-// planner's rule may choose another grid today than when the run was measured.
+// that GPU, so the simulator plays the very plan the kernel ran; `waves` says whether it plays it in the waves the
+// GPU ran it in (waves exact). A stream-k run is remade at the grid it ran: the planner's rule may choose another
+// grid today than when the run was measured.
 //
 // The fit (Levenberg–Marquardt on log(predicted / measured), parameters in log space, Jacobian by forward
 // differences, runs simulated on every core) changes only the kernel model's fields named in `parameters`;
@@ -32,16 +32,24 @@ struct MeasuredRun {
     std::int64_t splits = 0;             // fixed-split: the split count the GPU ran (0: not recorded, the planner's own)
     std::int64_t snap = -1;              // stream-k: the snap the GPU ran (−1: not recorded, the rule's own at that grid)
     bool narrow_streams = false;         // the kernel read it with half its warps (not recorded: kernels before v31 never did)
+    std::int64_t gpu_slots = 0;          // CTAs the GPU held at once for the kernel that ran: its SMs × the CTAs per SM its
+                                         // occupancy allowed (the record's "gpu"); 0: not recorded
 };
 
 // How a run is planned again for its replay: at the grid, snap and split count it ran (what it recorded).
 PlanOptions replay_options(const MeasuredRun& run);
 
+// Whether a run's replay plays its main launch in the waves the GPU ran it in: the remade plan has the GPU's grid, and
+// ⌈grid / resident CTAs⌉ on the simulated device (its SMs × the kernel model's CTAs per SM) is the GPU's (MeasuredRun::
+// gpu_slots). It fails where the model's CTAs per SM or the device file's SMs are not what the kernel got on the GPU.
+enum class Waves { exact, differ, not_recorded /* the grid is the GPU's; the record gives no occupancy */ };
+Waves replay_waves(const MeasuredRun& run, const Schedule& remade);
+
 // The runs' plans on `device` under `kernel`'s CTAs per SM, made once: a fit replays them many times.
 struct PlannedRuns {
     std::vector<MeasuredRun> runs;
     std::vector<Schedule> plans;
-    std::vector<bool> grid_matches;
+    std::vector<Waves> waves;  // replay_waves of each
 };
 PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel);
 

@@ -67,7 +67,7 @@ std::string refusal(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every remade plan has the GPU's grid, and the median error is under 10%") {
+TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every replay runs in the GPU's waves, and the median error is under 10%") {
     const auto r = run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --format json");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
@@ -77,7 +77,8 @@ TEST_CASE("calibrate --kernel leanattn-h100 --check a held-out sweep: every rema
     const json& c = j["check"];
     CHECK(c["problems"] == 100);  // heldout-1.jsonl: 100 lines of 3 strategies
     CHECK(c["runs"] == 300);
-    CHECK(c["grids_matching"] == c["runs"]);
+    CHECK(c["waves"]["exact"] == c["runs"]);  // the records give the GPU's occupancy: 132 SMs x 1 CTA
+    CHECK(c["waves_wrong"].empty());
     CHECK(c["error"]["runs"] == 300);
     CHECK(c["error"]["median"].get<double>() < 0.10);
     CHECK(c["error"]["median"].get<double>() <= c["error"]["p95"].get<double>());
@@ -135,7 +136,36 @@ TEST_CASE("calibrate --check replays a fixed-split run at the split count it ran
     REQUIRE(r.exit_code == 0);
     const json c = json::parse(r.out)["check"];
     CHECK(c["runs"] == 1);
-    CHECK(c["grids_matching"] == 1);  // 26 splits × 5 row blocks, as the GPU ran
+    CHECK(c["waves"]["not_recorded"] == 1);  // 26 splits × 5 row blocks, the GPU's grid; the record gives no occupancy
+    CHECK(c["waves"]["differ"] == 0);
+}
+
+TEST_CASE("waves exact fails where the GPU's occupancy is not the kernel model's, names the run, and refuses an occupancy no GPU has") {
+    // Llama-2-7B B=8 at 4k, no-split on 256 CTAs: two waves of the model's 132 (one CTA per SM); a GPU that held two CTAs
+    // per SM ran it in one.
+    const std::string problem =
+        R"("problem":{"batch":8,"q_heads":32,"kv_heads":32,"head_dim":128,"q_len":1,"ctx":[4096,4096,4096,4096,4096,4096,4096,4096],"tile":128,"tile_rows":16})";
+    const auto record = [&](int ctas_per_sm, const std::string& flags) {
+        return R"({"device":"NVIDIA H100 80GB HBM3","gpu":{"name":"NVIDIA H100 80GB HBM3","sms":132,"ctas_per_sm":)" + std::to_string(ctas_per_sm) +
+               R"(},"dtype":"fp16","copy_gbps":2986.6,)" + problem + R"(,"results":[{"strategy":"no-split","grid":256,"launches":1,"median_us":100.0}],"flags":")" +
+               flags + "\"}\n";
+    };
+    const TempFile ran("waves.jsonl", record(1, "one per SM") + record(2, "two per SM"));
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --check " + ran.path + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json c = json::parse(r.out)["check"];
+    CHECK(c["waves"]["exact"] == 1);
+    CHECK(c["waves"]["differ"] == 1);
+    REQUIRE(c["waves_wrong"].size() == 1);
+    CHECK_THAT(c["waves_wrong"][0].get<std::string>(), Catch::Contains("256 CTAs in 1 waves of 264") && Catch::Contains("in 2 of 132") && Catch::Contains("two per SM"));
+    const auto text = run_leanattn("calibrate --kernel leanattn-h100 --check " + ran.path);
+    CHECK_THAT(text.out, Catch::Contains("waves exact: 1 of 2 runs") && Catch::Contains("waves differ:"));
+
+    const TempFile none("no-sms.jsonl", record(0, "zero"));
+    const auto refused = run_leanattn("calibrate --kernel leanattn-h100 --check " + none.path);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("no-sms.jsonl:1") && Catch::Contains("gpu ctas_per_sm 0"));
 }
 
 TEST_CASE("a record's \"narrow_streams\" reaches the replay: read with half the warps where cuda bench says so, else with all") {
@@ -851,10 +881,10 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     CHECK_THAT(capacity.err, Catch::Contains("plan-for"));
     CHECK_THAT(run_leanattn("sweep --help").out, !Catch::Contains("--plan-for"));
     // The swept dimension's own flag given too is refused (it was dropped without a word).
-    for (const std::string& swept : {"--vary ctx --ctx 5000 --values 1k,2k", "--vary batch --batch 3 --values 1,2"}) {
-        const auto r = run_leanattn("sweep " + swept);
-        CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Catch::Contains("leave --"));
+    for (const char* swept : {"--vary ctx --ctx 5000 --values 1k,2k", "--vary batch --batch 3 --values 1,2"}) {
+        const auto both = run_leanattn(std::string("sweep ") + swept);
+        CHECK(both.exit_code == 2);
+        CHECK_THAT(both.err, Catch::Contains("leave --"));
     }
     CHECK(run_leanattn("sweep --vary batch --ctx 5000 --values 1,2 --no-progress").exit_code == 0);
     CHECK_THAT(run_leanattn("schedule --help").out, Catch::Contains("--plan-for"));

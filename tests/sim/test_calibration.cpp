@@ -125,7 +125,7 @@ std::vector<sim::FitParameter> only(const sim::PlannedRuns& planned, const std::
 
 }  // namespace
 
-TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and says whether the GPU ran the same grid") {
+TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and says whether it plays in the GPU's waves") {
     DeviceSpec device = app::load_device("h100-sxm");
     device.ctas_per_sm = 2;  // the kernel's 1 must win
     const sim::KernelModel truth = app::load_kernel("leanattn-h100", device);
@@ -137,12 +137,24 @@ TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and s
     for (std::size_t i = 0; i < planned.plans.size(); ++i) {
         CHECK(planned.plans[i].device.ctas_per_sm == 1);
         CHECK(planned.plans[i].strategy == planned.runs[i].strategy);
-        CHECK(planned.grid_matches[i]);
+        CHECK(planned.waves[i] == sim::Waves::not_recorded);  // the GPU's grid, but no occupancy recorded
     }
     std::vector<sim::MeasuredRun> runs = planned.runs;
+    for (sim::MeasuredRun& r : runs) r.gpu_slots = 132;  // an H100 of one CTA per SM, as the kernel model says
     runs[1].grid += 1;
     const sim::PlannedRuns off = sim::plan_runs(runs, device, truth);
-    CHECK(off.grid_matches == std::vector<bool>{true, false, true, true, true, true});
+    using W = sim::Waves;
+    CHECK(off.waves == std::vector<W>{W::exact, W::differ, W::exact, W::exact, W::exact, W::exact});
+
+    // No-split on 256 outputs: two waves of the model's 132 CTAs. A GPU whose occupancy held two CTAs per SM ran it in
+    // one, and the replay's waves are not the GPU's; on one CTA per SM they are.
+    sim::MeasuredRun wide = measured(Strategy::no_split, 50.0);
+    wide.problem = decode_shape(8, 32, 32, 128, 4096);
+    wide.grid = 256;
+    wide.gpu_slots = 264;
+    CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::differ});
+    wide.gpu_slots = 132;
+    CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::exact});
     // predict_us: the same on one thread as on every core, and each the plan's simulated makespan.
     const std::vector<double> all = sim::predict_us(planned, truth), one = sim::predict_us(planned, truth, 1);
     CHECK(all == one);
