@@ -146,12 +146,26 @@ public:
     // The same for snap after snap on one grid: each CTA's ideal start and its nearest boundary, found once
     // (prepare_grid), then per snap the walker's rule (stream_k_start): the boundary if within snap, else the
     // ideal start. A test checks the two paths agree.
+    // The ideal starts ascend, so their requests are found by walking the requests once (no search per CTA, whose
+    // branches a new problem mispredicts); the boundaries are those of plan::nearest_output_boundary, which a test holds
+    // them to.
     void prepare_grid(const PlanView& v) {
         ideal_.resize(static_cast<std::size_t>(v.grid + 1));
         nearest_.resize(static_cast<std::size_t>(v.grid + 1));
+        const std::int64_t q = v.total_tiles / v.grid, r = v.total_tiles % v.grid;
+        std::int64_t b = 0;  // the request holding the current start
         for (std::int64_t g = 0; g <= v.grid; ++g) {
-            ideal_[g] = plan::stream_k_ideal_start(v, g);
-            nearest_[g] = plan::nearest_output_boundary(v, ideal_[g]);
+            const std::int64_t x = g * q + std::min(g, r);  // plan::stream_k_ideal_start
+            ideal_[g] = x;
+            if (x <= 0 || x >= v.total_tiles) {
+                nearest_[g] = {x, 0};
+                continue;
+            }
+            while (v.request_offset[b + 1] <= x) ++b;
+            const std::int64_t tiles = v.request_tiles[b];
+            const std::int64_t lower = x - (x - v.request_offset[b]) % tiles;  // where x's output begins
+            const std::int64_t down = x - lower, up = lower + tiles - x;
+            nearest_[g] = down <= up ? plan::NearestBoundary{lower, down} : plan::NearestBoundary{x + up, up};
         }
         described_.clear();
     }
