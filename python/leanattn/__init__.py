@@ -10,7 +10,7 @@ simulator of the leanattn toolkit.
 """
 from ._library import has_cuda, version, InternalError, library_path
 from ._torch_op import registered as custom_op_registered
-from .decode import DecodePlan, _Shape, _scale_for_c, decode_impl
+from .decode import DecodePlan, _Shape, _scale_for_c, decode_impl, require_forward_only
 from .reports import schedule, simulate
 
 __version__ = version()
@@ -29,7 +29,9 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
 
     Query token i of q_len sees the first seqlen - q_len + i + 1 tokens. CUDA tensors run on torch's current stream,
     CPU tensors on the CPU executor. Raises TypeError/ValueError naming the argument for a wrong device, dtype, shape,
-    stride, a length beyond the cache or a block table out of range; nothing is written then. strategy: as DecodePlan's.
+    stride, a length below q_len or beyond the cache, a block table out of range, or an input that requires grad
+    while autograd records (leanattn has no backward: call it under torch.no_grad() or torch.inference_mode());
+    nothing is written then. strategy: as DecodePlan's.
     The DecodePlan made for a call is kept per shape, strategy, thread and CUDA stream; beyond 32 plans the least
     recently used is dropped."""
     if custom_op_registered:
@@ -38,6 +40,7 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
         # could reach its fake implementation, which checks nothing: the arguments are checked here first, as
         # decode_impl checks them.
         _Shape(q, k_cache, v_cache, block_table)
+        require_forward_only(q=q, k_cache=k_cache, v_cache=v_cache)
         if not isinstance(cache_seqlens, torch.Tensor):
             raise TypeError(f"cache_seqlens must be a tensor of int32 lengths, got {type(cache_seqlens).__name__}")
         if not isinstance(strategy, str):

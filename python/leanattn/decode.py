@@ -13,6 +13,7 @@ q_len sees the first seqlen - q_len + i + 1 tokens (causal among the new tokens)
 import collections
 import ctypes
 import math
+import numbers
 import threading
 
 import torch
@@ -33,6 +34,17 @@ def _require(condition, error, message):
         raise error(message)
 
 
+def require_forward_only(**tensors):
+    """ValueError where autograd would record the call: leanattn computes attention forward only, and an output that
+    silently dropped its inputs' grad (or one written under autograd's feet through out=) would train wrong."""
+    if not torch.is_grad_enabled():
+        return
+    for name, t in tensors.items():
+        _require(t is None or not t.requires_grad, ValueError,
+                 f"{name} requires grad, but leanattn computes attention forward only (no backward): call it under "
+                 f"torch.no_grad() or torch.inference_mode(), or pass {name}.detach()")
+
+
 def _require_no_empty_dim(name, t, dims):
     for size, dim in zip(t.shape, dims):
         _require(size > 0, ValueError, f"{name}: its {dim} dimension is 0 (shape {tuple(t.shape)})")
@@ -42,6 +54,10 @@ def _scale_for_c(softmax_scale):
     """softmax_scale as the C ABI takes it, 0 for the default 1/sqrt(head_dim) (None)."""
     if softmax_scale is None:
         return 0.0
+    # float() would take "0.1" and True; a tensor's value would need a synchronisation on the GPU.
+    _require(isinstance(softmax_scale, numbers.Real) and not isinstance(softmax_scale, bool), TypeError,
+             f"softmax_scale must be a number (float), or None for 1/sqrt(head_dim); got {type(softmax_scale).__name__}"
+             + (" (a tensor's value goes in as softmax_scale=t.item())" if isinstance(softmax_scale, torch.Tensor) else ""))
     scale = float(softmax_scale)
     _require(math.isfinite(scale) and scale > 0.0, ValueError,
              f"softmax_scale must be a finite positive number, or None for 1/sqrt(head_dim); got {softmax_scale}")
@@ -73,7 +89,9 @@ class _Shape:
         for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
             _require(t.dtype == q.dtype, TypeError, f"{name} has dtype {t.dtype} but q has {q.dtype}")
         _require(k_cache.shape == v_cache.shape, ValueError, f"v_cache has shape {tuple(v_cache.shape)} but k_cache {tuple(k_cache.shape)}")
-        _require(k_cache.stride() == v_cache.stride(), ValueError, f"v_cache has strides {v_cache.stride()} but k_cache {k_cache.stride()}")
+        # One set of strides addresses both caches; a dimension of size 1 is never stepped, so its stride may differ.
+        _require(all(n == 1 or a == b for n, a, b in zip(k_cache.shape, k_cache.stride(), v_cache.stride())), ValueError,
+                 f"v_cache has strides {v_cache.stride()} but k_cache {k_cache.stride()} (shape {tuple(k_cache.shape)})")
         for name, t in (("q", q), ("k_cache", k_cache)):
             _require(t.stride(3) == 1, ValueError, f"{name}: the head dimension must be contiguous (stride 1), got strides {t.stride()}")
         self.paged = block_table is not None
@@ -210,6 +228,8 @@ class DecodePlan:
                  tile_rows=0, tile=0, lengths="host"):
         self.shape = _Shape(q, k_cache, v_cache, block_table)
         s = self.shape
+        _require(isinstance(strategy, str), TypeError,
+                 f"strategy must be \"auto\", \"stream-k\", \"fixed-split\" or \"no-split\", got {strategy!r}")
         self.device = q.device
         self.dtype = q.dtype
         problem, self._ctx = L.make_problem(s.batch, s.q_heads, s.kv_heads, s.head_dim, s.q_len, [s.capacity] * L.check_batch(s.batch),
@@ -244,19 +264,24 @@ class DecodePlan:
         graph that replays while the lengths change; stage() before every replay); on the CPU it runs as run() does.
         out may be q itself (in place); out or lse overlapping q otherwise, the cache or each other is refused."""
         shape = self._check_step(q, k_cache, v_cache, cache_seqlens, block_table)
+        for name, t in (("out", out), ("lse", lse)):
+            _require(t is None or isinstance(t, torch.Tensor), TypeError, f"{name} must be a torch.Tensor or None, got {type(t).__name__}")
+        require_forward_only(q=q, k_cache=k_cache, v_cache=v_cache, out=out, lse=lse)
         _require(not (staged and host_seqlens is not None), ValueError, "a staged step takes its lengths from stage(host_seqlens=...), not run()")
         scale = _scale_for_c(softmax_scale)
         if out is None:
             out = torch.empty_like(q, memory_format=torch.contiguous_format)
-        _require(out.shape == q.shape and out.dtype == q.dtype and out.device == q.device, ValueError,
-                 "out must have q's shape, dtype and device")
+        for what in ("shape", "dtype", "device"):
+            _require(getattr(out, what) == getattr(q, what), ValueError,
+                     f"out must have q's {what}: out has {getattr(out, what)}, q {getattr(q, what)}")
         _require(out.stride(3) == 1, ValueError, "out: the head dimension must be contiguous")
         want_lse = return_lse or lse is not None
         if want_lse and lse is None:
             lse = torch.empty((shape.batch, shape.q_heads, shape.q_len), dtype=torch.float32, device=q.device)
         if lse is not None:
             _require(tuple(lse.shape) == (shape.batch, shape.q_heads, shape.q_len) and lse.dtype == torch.float32 and lse.device == q.device,
-                     ValueError, f"lse must be float32 of shape ({shape.batch}, {shape.q_heads}, {shape.q_len}) on {q.device}")
+                     ValueError, f"lse must be float32 of shape (batch, q_heads, q_len) = ({shape.batch}, {shape.q_heads}, {shape.q_len}) on "
+                     f"{q.device}; got {lse.dtype} of shape {tuple(lse.shape)} on {lse.device}")
         host_lengths = _host_lengths(host_seqlens, shape.batch) if host_seqlens is not None else None
         if check_lengths:
             read_back = _check_lengths(shape, cache_seqlens, block_table)
@@ -293,7 +318,7 @@ class DecodePlan:
         shape = _Shape(q, k_cache, v_cache, block_table)
         shape.require_planned(self.shape)
         _require_tensor("cache_seqlens", cache_seqlens)
-        _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype}")
+        _require(cache_seqlens.dtype == torch.int32, TypeError, f"cache_seqlens must be int32, got {cache_seqlens.dtype} (cache_seqlens.to(torch.int32))")
         _require(tuple(cache_seqlens.shape) == (shape.batch,), ValueError,
                  f"cache_seqlens must have shape ({shape.batch},), got {tuple(cache_seqlens.shape)}")
         _require(cache_seqlens.device == q.device, ValueError, f"cache_seqlens is on {cache_seqlens.device} but q is on {q.device}")

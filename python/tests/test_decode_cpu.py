@@ -141,3 +141,17 @@ def test_out_may_be_q_itself_and_other_overlaps_are_refused(strategy, generator)
         plan.run(shifted_q, k, v, lengths, out=shifted_out)
     with pytest.raises(ValueError, match="overlaps k_cache"):
         plan.run(q, k, v, lengths, out=k.view(-1)[:q.numel()].view(q.shape))
+
+
+def test_mqa_caches_whose_strides_differ_only_on_their_one_head_are_one_layout(generator):
+    # k (B, N, 1, d) contiguous and v made (B, 1, N, d) then transposed: the same memory layout, whose size-1 head
+    # dimension has a stride of its own in each. Both go in, and the result is the reference's.
+    batch, n, d = 2, 40, 64
+    q = uniform((batch, 1, 4, d), torch.float32, generator)
+    k = uniform((batch, n, 1, d), torch.float32, generator)
+    v = uniform((batch, 1, n, d), torch.float32, generator).transpose(1, 2)
+    assert k.stride() != v.stride()
+    lengths = torch.tensor([40, 17], dtype=torch.int32)
+    out = leanattn.decode(q, k, v, lengths)
+    ref, _ = reference(q, k, v, lengths)
+    assert rel_l2(out, ref) < TOLERANCE[torch.float32]

@@ -147,3 +147,44 @@ def test_a_cpu_step_is_weighed_at_its_own_lengths_not_the_capacity(monkeypatch):
     assert torch.isfinite(plan.run(q, k, k, lengths)).all()
     monkeypatch.setenv("LEANATTN_MAX_WORK", "1000")
     raises(ValueError, "one core's work", lambda: plan.run(q, k, k, lengths))
+
+
+def test_autograd_is_refused_not_dropped(case):
+    # leanattn has no backward: an input that requires grad, or an out= autograd tracks, is refused while autograd
+    # records, instead of an output that silently lost the graph (or a saved tensor overwritten under it).
+    q, k, v, table, lengths = case
+    q32, k32, v32 = q.float(), k.float(), v.float()
+    trained = q32.clone().requires_grad_()
+    raises(ValueError, "q requires grad", lambda: leanattn.decode(trained, k32, v32, lengths, table))
+    raises(ValueError, "torch.no_grad()", lambda: leanattn.decode_impl(trained, k32, v32, lengths, table))
+    plan = leanattn.DecodePlan(q32, k32, v32, table)
+    raises(ValueError, "v_cache requires grad", lambda: plan.run(q32, k32, v32.clone().requires_grad_(), lengths, table))
+    saved = q32.clone().requires_grad_().exp()  # what a backward would read: never written under it
+    before = saved.detach().clone()
+    raises(ValueError, "out requires grad", lambda: plan.run(q32, k32, v32, lengths, table, out=saved))
+    assert torch.equal(saved.detach(), before)
+    raises(TypeError, "out must be a torch.Tensor", lambda: plan.run(q32, k32, v32, lengths, table, out=[0.0]))
+    with torch.no_grad():  # where autograd records nothing, the same tensors run
+        assert torch.equal(leanattn.decode(trained, k32, v32, lengths, table), leanattn.decode(q32, k32, v32, lengths, table))
+    with torch.inference_mode():
+        assert torch.isfinite(leanattn.decode(trained, k32, v32, lengths, table)).all()
+
+
+def test_strategy_and_scale_of_the_wrong_type_are_refused(case):
+    q, k, v, table, lengths = case
+    raises(TypeError, "strategy must be", lambda: leanattn.DecodePlan(q, k, v, table, strategy=None))
+    raises(TypeError, "strategy must be", lambda: leanattn.decode_impl(q, k, v, lengths, table, strategy=None))
+    raises(TypeError, "softmax_scale must be a number", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale="0.1"))
+    raises(TypeError, "softmax_scale must be a number", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=True))
+    raises(TypeError, "t.item()", lambda: leanattn.decode(q, k, v, lengths, table, softmax_scale=torch.tensor(0.1)))
+    assert torch.equal(leanattn.decode(q, k, v, lengths, table, softmax_scale=1), leanattn.decode(q, k, v, lengths, table, softmax_scale=1.0))
+
+
+def test_out_and_lse_messages_say_what_differs(case):
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    raises(ValueError, "out must have q's dtype: out has torch.float32, q torch.float16",
+           lambda: plan.run(q, k, v, lengths, table, out=torch.empty(q.shape)))
+    raises(ValueError, "got torch.float16 of shape (2, 4, 1)",
+           lambda: plan.run(q, k, v, lengths, table, lse=torch.empty((2, 4, 1), dtype=torch.float16)))
+    raises(TypeError, "cache_seqlens.to(torch.int32)", lambda: plan.run(q, k, v, lengths.long(), table))
