@@ -53,4 +53,9 @@ std::string auto_choice_html(const nlohmann::ordered_json& a, const std::string&
     return html + "</table>\n";
 }
 
+std::string auto_chooser(const nlohmann::ordered_json& auto_choice) {
+    if (auto_choice.is_null()) return {};
+    return "auto (kernel model " + auto_choice.value("kernel", std::string("?")) + ")";
+}
+
 }  // namespace leanattn::app

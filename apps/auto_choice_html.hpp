@@ -13,4 +13,7 @@ namespace leanattn::app {
 // whose strategy and grid are the plan's (`strategy`, `grid`) and whose time is the choice's.
 std::string auto_choice_html(const nlohmann::ordered_json& auto_choice, const std::string& strategy, std::int64_t grid);
 
+// What chose the plan, for a picture's title: "auto (kernel model leanattn-h100)"; "" for null (the strategy asked for).
+std::string auto_chooser(const nlohmann::ordered_json& auto_choice);
+
 }  // namespace leanattn::app

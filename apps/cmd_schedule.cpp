@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "auto_choice_html.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "core/validate.hpp"
@@ -27,7 +28,7 @@ int run_schedule(const ScheduleOptions& options, std::ostream& out) {
     if (in.format == "json") {
         write_schedule_json(out, schedule, table, in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr);
         out << "\n";
-    } else if (in.format == "svg") write_schedule_svg(out, schedule, table);
+    } else if (in.format == "svg") write_schedule_svg(out, schedule, table, in.auto_choice ? auto_chooser(auto_choice_json(*in.auto_choice)) : std::string());
     else if (in.format == "html") write_schedule_html(out, schedule, table, in.auto_choice ? auto_choice_json(*in.auto_choice) : nullptr);
     else write_schedule_text(out, schedule, table);
     return status;

@@ -84,7 +84,7 @@ void write_schedule_html(std::ostream& out, const Schedule& s, const ScheduleTab
         << "</title>\n<style>" << style << "</style>\n</head><body>\n"
         << "<h1>" << xml_escape(schedule_headline(s)) << "</h1>\n<p class=\"sub\">" << xml_escape(schedule_problem_line(s)) << "</p>\n"
         << "<div class=\"figure\">\n";
-    write_schedule_svg(out, s, t);
+    write_schedule_svg(out, s, t, auto_chooser(auto_choice));
     out << "</div>\n";
     write_marks(out, s);
     out << "<h2>Plan</h2>\n<pre>" << xml_escape(text.str()) << "</pre>\n";

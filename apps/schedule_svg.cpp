@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <sstream>
 #include <vector>
 
 #include "plot_axis.hpp"
+#include "request_legend.hpp"
 #include "schedule_text.hpp"
 #include "svg.hpp"
 
@@ -347,36 +347,16 @@ struct LegendItem {
     std::int64_t request = 0;  // Swatch::shades: whose shades
 };
 
-constexpr std::int64_t max_listed_requests = 24;  // past this, one entry per hue naming the requests sharing it
-constexpr std::int64_t max_swatch_shades = 8;     // a swatch samples at most this many heads
-constexpr double swatch_w = 24, swatch_text_gap = 6;
+constexpr double swatch_w = request_swatch_width, swatch_text_gap = 6;
 
 const std::string defs =
     "<defs>" + std::string(waiting_pattern) +
     "<marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
     "<path d=\"M0 0L10 5L0 10z\" fill=\"#1a1a1a\"/></marker></defs>";
 
-bool ragged(const Problem& p) { return std::adjacent_find(p.ctx.begin(), p.ctx.end(), std::not_equal_to<>()) != p.ctx.end(); }
-
-// "b3 ctx 1200" (ctx only when the batch is ragged); a lone request names its heads instead.
-std::string request_entry(const Problem& p, std::int64_t r) {
-    if (p.batch == 1) return p.kv_heads == 1 ? "h0" : "h0 \u2026 h" + std::to_string(p.kv_heads - 1) + " (kv-heads)";
-    return "b" + std::to_string(r) + (ragged(p) ? " ctx " + std::to_string(p.ctx[static_cast<std::size_t>(r)]) : "");
-}
-
-// Too many requests to list: one entry per hue, "b3, b11, b19, … (every 8th)".
-std::string hue_entry(const Problem& p, std::int64_t first) {
-    const auto cycle = static_cast<std::int64_t>(request_palette.size());
-    std::string text = "b" + std::to_string(first);
-    for (std::int64_t r = first + cycle; r < p.batch && r <= first + 2 * cycle; r += cycle) text += ", b" + std::to_string(r);
-    return text + (first + 3 * cycle < p.batch ? ", \u2026" : "");
-}
-
 std::vector<LegendItem> request_items(const Problem& p) {
     std::vector<LegendItem> items;
-    const auto cycle = static_cast<std::int64_t>(request_palette.size());
-    const bool by_hue = p.batch > max_listed_requests;
-    for (std::int64_t r = 0; r < (by_hue ? cycle : p.batch); ++r) items.push_back({Swatch::shades, {}, by_hue ? hue_entry(p, r) : request_entry(p, r), "legend-request", r});
+    for (RequestLegendEntry& e : request_legend_entries(p)) items.push_back({Swatch::shades, {}, std::move(e.text), "legend-request", e.request});
     return items;
 }
 
@@ -449,24 +429,12 @@ LegendLayout legend_layout(const std::vector<LegendItem>& requests, const std::v
     return L;
 }
 
-// A request's swatch: its heads' shades side by side (evenly sampled, the first and the last included).
-void draw_shades(SvgWriter& svg, const Problem& p, std::int64_t request, double x, double y) {
-    const std::int64_t n = std::min(p.kv_heads, max_swatch_shades);
-    const double w = swatch_w / static_cast<double>(n);
-    for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t head = n == 1 ? 0 : i * (p.kv_heads - 1) / (n - 1);
-        svg.rect(x + w * static_cast<double>(i), y - 10, w, 12, request_color(request, head, p.kv_heads), {}, "class=\"legend-shade\"");
-    }
-    svg.rect(x, y - 10, swatch_w, 12, "none", {},
-             "class=\"legend-request\" data-request=\"" + std::to_string(request) + "\" stroke=\"#bbb\" stroke-width=\"0.5\"");
-}
-
 void draw_legend_item(SvgWriter& svg, const Problem& p, const LegendItem& item, double x, double y) {
     const std::string cls = "class=\"" + item.cls + "\"";
     double text_x = x + 16 + swatch_text_gap;
     switch (item.swatch) {
         case Swatch::shades:
-            draw_shades(svg, p, item.request, x, y);
+            draw_request_swatch(svg, p, item.request, x, y);
             text_x = x + swatch_w + swatch_text_gap;
             break;
         case Swatch::fill:
@@ -529,7 +497,7 @@ std::string schedule_problem_line(const Schedule& s) {
     return t.str();
 }
 
-void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTable& t) {
+void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTable& t, const std::string& chosen_by) {
     const Times T = place(s, t);
     const Frame f(s, T.span());
     std::size_t segments = 0;
@@ -542,7 +510,7 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
 
     SvgWriter svg(width, legend_top + legend_row * legend_layout(requests, marks).rows + 8);
     svg.raw(defs);
-    svg.text(left, 24, schedule_headline(s), 16, "start", "font-weight=\"bold\"");
+    svg.text(left, 24, (chosen_by.empty() ? "" : chosen_by + " chose ") + schedule_headline(s), 16, "start", "font-weight=\"bold\"");
     svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
     const double occupancy = static_cast<double>(s.total_tiles) / (static_cast<double>(f.resident) * std::max(T.busiest, 1e-9));
     std::ostringstream note;

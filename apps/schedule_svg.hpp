@@ -18,7 +18,9 @@
 
 namespace leanattn::app {
 
-void write_schedule_svg(std::ostream& out, const Schedule& schedule, const ScheduleTable& table);
+// `chosen_by`: what chose the plan, named before the headline ("auto (kernel model leanattn-h100)"); empty: the
+// strategy asked for.
+void write_schedule_svg(std::ostream& out, const Schedule& schedule, const ScheduleTable& table, const std::string& chosen_by = {});
 
 // Output o = (request b, kv-head h): request b's hue, shaded by h (request_color in svg.hpp).
 std::string output_color(const Problem& problem, std::int64_t output);

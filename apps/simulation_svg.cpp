@@ -9,6 +9,7 @@
 
 #include "auto_choice_html.hpp"
 #include "plot_axis.hpp"
+#include "request_legend.hpp"
 #include "schedule_svg.hpp"
 #include "svg.hpp"
 
@@ -66,7 +67,9 @@ std::string fmt(const char* format, double v) {
 }
 
 std::string panel_title(const SimulationReport& report, const sim::SimResult& r) {
-    std::string title = std::string(strategy_name(r.strategy)) + ": makespan " + fmt("%.1f", r.makespan_ns / 1e3) + " us, occupancy " +
+    // auto's plan is the report's first: say what chose it (its occupancy is the kernel model's CTAs per SM).
+    const std::string chooser = &r == &report.results.front() ? auto_chooser(report.auto_choice) : std::string();
+    std::string title = (chooser.empty() ? "" : chooser + " chose ") + std::string(strategy_name(r.strategy)) + ": makespan " + fmt("%.1f", r.makespan_ns / 1e3) + " us, occupancy " +
                         fmt("%.1f", 100.0 * r.occupancy()) + "%, grid " + std::to_string(r.grid) + ", " + std::to_string(r.launches) +
                         (r.launches == 1 ? " launch" : " launches");
     if (r.strategy == Strategy::fixed_split) title += ", " + std::to_string(r.splits) + (r.splits == 1 ? " split" : " splits");
@@ -95,12 +98,19 @@ void draw_intervals(SvgWriter& svg, const sim::SimResult& r, double y0, double x
 }
 
 // Over the states: each stream phase (a CTA reading, and computing, one output's K and V) in its request's hue,
-// shaded by KV head, as `schedule` colours the same output, so a ragged plan shows who owns which SMs when.
+// shaded by KV head, as `schedule` colours the same output, so a ragged plan shows who owns which SMs when. Each
+// names its request and head on hover, unless the plan has so many that the tooltips would swell the file.
 void draw_streams(SvgWriter& svg, const Problem& problem, const sim::SimResult& r, double y0, double x_scale) {
+    constexpr std::size_t most_tooltips = 4096;
     const double row = row_height(r.sms);
+    const bool tooltips = r.streams.size() <= most_tooltips;
     for (const sim::StreamSpan& s : r.streams) {
         const double w = (s.end_ns - s.begin_ns) * x_scale;
-        svg.rect(left + s.begin_ns * x_scale, y0 + row * static_cast<double>(s.sm), w, row, output_color(problem, s.output), {},
+        const std::string tip = tooltips ? "b" + std::to_string(problem.request_of(s.output)) + " h" + std::to_string(problem.kv_head_of(s.output)) +
+                                               " (output " + std::to_string(s.output) + ") on SM " + std::to_string(s.sm) + ": " +
+                                               fmt("%.2f", s.begin_ns / 1e3) + "-" + fmt("%.2f", s.end_ns / 1e3) + " us"
+                                         : std::string();
+        svg.rect(left + s.begin_ns * x_scale, y0 + row * static_cast<double>(s.sm), w, row, output_color(problem, s.output), tip,
                  std::string("class=\"stream\"") + (w >= min_visible_px ? " shape-rendering=\"crispEdges\"" : ""));
     }
 }
@@ -207,12 +217,17 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     bool ticks = false;
     for (const sim::SimResult& r : report.results) ticks = ticks || !short_reductions(r, x_scale).empty();
     const std::vector<LegendEntry> legend = legend_entries(ticks);
-    const double legend_top = 64.0, top = legend_top + legend_height(legend) + 4;
+    // The requests' hues first, named as `schedule` names them, then the SM states.
+    const double requests_top = 64.0;
+    SvgWriter measure(0, 0);  // how many rows the requests take, drawn nowhere
+    const int request_rows = draw_request_legend(measure, report.problem, left, width - right, requests_top, legend_row);
+    const double legend_top = requests_top + legend_row * request_rows, top = legend_top + legend_height(legend) + 4;
     const double axis = 40.0;
     SvgWriter svg(width, top + panels + axis);
     svg.raw("<defs>" + std::string(waiting_pattern) + "</defs>");
     svg.text(left, 22, "Simulated per-SM timelines", 15, "start", "font-weight=\"bold\"");
     svg.text(left, 40, describe_setup(report.problem, report.device, report.dtype) + ", kernel model " + report.kernel, 12, "start", "fill=\"#333\"");
+    draw_request_legend(svg, report.problem, left, width - right, requests_top, legend_row);
     draw_legend(svg, legend, legend_top);
     // Vertical grid lines across every panel, labelled once at the bottom.
     const double bottom = top + panels - panel_gap + 6;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <tuple>
 
 #include "core/input_error.hpp"
 #include "core/schedule.hpp"
@@ -12,6 +13,9 @@
 #include "input_file.hpp"
 #include "plot_axis.hpp"
 #include "problem_json.hpp"
+#include "request_legend.hpp"
+#include "schedule_svg.hpp"
+#include "simulation_report.hpp"
 #include "svg.hpp"
 
 namespace leanattn::app {
@@ -263,11 +267,6 @@ nlohmann::ordered_json trace_comparison_json(const TraceComparison& c) {
 
 namespace {
 
-// Measured and simulated CTAs in two greys (no request hue: the trace picture has no per-request meaning);
-// merges and waits in the colours every picture gives them (svg.hpp).
-constexpr const char* measured_color = "#3f3f3f";
-constexpr const char* simulated_color = "#a8a8a8";
-
 // The row of each measured SM: the simulator puts CTA g of the first wave on SM g, the GPU on whichever SM it
 // likes, so measured SMs are ordered by the first CTA each ran and row r shows CTA r on both sides.
 std::vector<std::int64_t> measured_rows(const MeasuredKernel& k, std::int64_t sms) {
@@ -294,72 +293,103 @@ std::int64_t rows_used(const KernelComparison& k, const std::vector<std::int64_t
     return used;
 }
 
+constexpr double lane = 3.0;        // px per SM row
+constexpr double sub_gap = 22.0;    // between a strategy's measured and simulated halves (room for the second label)
+constexpr double panel_gap = 64.0;  // between strategies (a panel's axis labels and the next one's title)
+
+// One CTA's bar: its segments side by side in their outputs' hues (each as wide as its share of the CTA's LeanTiles;
+// the plan the trace ran and the replay are the same, so both halves colour CTA g alike), then its wait for peers'
+// flags and its merges and partial stores, to scale, at its end, where the trace and the model put them.
+void draw_cta(SvgWriter& svg, const Problem& p, const MeasuredCta& plan, double x, double y, double w, double wait_w, double merge_w, const std::string& tip) {
+    std::int64_t tiles = 0;
+    for (const TracedSegment& seg : plan.segments) tiles += seg.end - seg.begin;
+    const double body = std::max(0.0, w - wait_w - merge_w);
+    double at = x;
+    for (const TracedSegment& seg : plan.segments) {
+        const double sw = tiles > 0 ? body * static_cast<double>(seg.end - seg.begin) / static_cast<double>(tiles) : body;
+        svg.rect(at, y, std::max(sw, 0.3), lane - 0.4, output_color(p, seg.output), {}, "class=\"cta-segment\"");
+        at += sw;
+    }
+    if (wait_w > 0.2) svg.rect(x + body, y, wait_w, lane - 0.4, waiting_fill);
+    if (merge_w > 0.2) svg.rect(x + w - merge_w, y, merge_w, lane - 0.4, reduce_color);
+    svg.rect(x, y, std::max(w, 0.5), lane - 0.4, "none", tip, "class=\"cta\"");  // the tooltip over the whole bar
+}
+
 }  // namespace
 
 void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
     const MeasuredTrace& t = *c.trace;
-    constexpr double left = 80, right = 20, top = 78, plot_w = 900, lane = 3.0, panel_gap = 56;
+    constexpr double left = 96, right = 24, plot_w = 900;
     const std::int64_t sms = t.sms;
+    const Problem& p = t.problem;
     double span_ns = 1.0;
     std::vector<std::vector<std::int64_t>> rows;
-    std::vector<double> panel_h;
-    double height = top + 20;
+    std::vector<double> half_h;
     for (const KernelComparison& k : c.kernels) {
         span_ns = std::max({span_ns, k.measured_makespan_ns, k.simulated_makespan_ns});
         rows.push_back(measured_rows(*k.measured, sms));
-        panel_h.push_back(static_cast<double>(rows_used(k, rows.back())) * 2 * lane);
-        height += panel_h.back() + panel_gap;
+        half_h.push_back(static_cast<double>(rows_used(k, rows.back())) * lane);
     }
+    // Heading, then the requests' hues (as `schedule` and `simulate` colour them), then the marks.
+    constexpr double legend_row = 18.0, requests_top = 62.0;
+    SvgWriter measure(0, 0);
+    const int request_rows = draw_request_legend(measure, p, left, left + plot_w, requests_top, legend_row);
+    const double marks_top = requests_top + legend_row * request_rows, top = marks_top + 2 * legend_row + 24;
+    double height = top;
+    for (const double h : half_h) height += 2 * h + sub_gap + panel_gap;
     SvgWriter svg(left + plot_w + right, height);
-    const Problem& p = t.problem;
-    std::ostringstream title, subtitle;
+    std::ostringstream title;
     title << "Measured (" << t.gpu << ") and simulated (" << c.device.name << ", kernel model " << c.kernel << ") per-CTA timelines";
-    subtitle << "batch " << p.batch << ", heads " << p.q_heads << "/" << p.kv_heads << ", d " << p.head_dim << ", q_len " << p.q_len << ", longest ctx "
-             << p.max_ctx() << ", " << dtype_name(t.dtype) << ". Each SM: measured CTAs above, simulated below; time from the first CTA's start.";
-    svg.text(left, 18, title.str(), 13).text(left, 34, subtitle.str(), 10, "start", "fill=\"#444444\"");
+    svg.text(left, 20, title.str(), 14, "start", "font-weight=\"bold\"");
+    svg.text(left, 38, describe_setup(p, c.device, std::string(dtype_name(t.dtype))), 11, "start", "fill=\"#444444\"");
     svg.raw("<defs>" + std::string(waiting_pattern) + "</defs>");
-    svg.rect(left, 44, 10, 8, measured_color).text(left + 14, 52, "measured CTA", 10);
-    svg.rect(left + 100, 44, 10, 8, simulated_color).text(left + 114, 52, "simulated CTA", 10);
-    svg.rect(left + 210, 44, 10, 8, reduce_color).text(left + 224, 52, "merges / partial stores (to scale)", 10);
-    svg.rect(left + 420, 44, 10, 8, waiting_fill).text(left + 434, 52, "waiting for peers' flags", 10);
+    draw_request_legend(svg, p, left, left + plot_w, requests_top, legend_row);
+    svg.rect(left, marks_top - 10, 14, 12, reduce_color).text(left + 20, marks_top, "merges and partial stores (to scale)", 11);
+    svg.rect(left + 250, marks_top - 10, 14, 12, waiting_fill).text(left + 270, marks_top, "waiting for peers' flags", 11);
+    svg.line(left + 440, marks_top - 10, left + 440, marks_top + 2, "#d62728", 1.5).text(left + 448, marks_top, "makespan", 11);
+    svg.text(left, marks_top + legend_row,
+             "Per strategy: the GPU's CTAs above (its SMs ordered by the first CTA each ran, so row r holds CTA r in both), the "
+             "simulator's below; a CTA's outputs side by side in their hues by share of its LeanTiles.",
+             10.5, "start", "fill=\"#555\"");
     const double scale = plot_w / span_ns;
     double y0 = top;
     for (std::size_t i = 0; i < c.kernels.size(); ++i) {
         const KernelComparison& k = c.kernels[i];
         const std::vector<std::int64_t>& row = rows[i];
-        const double h = panel_h[i];
+        const double h = half_h[i];
         std::ostringstream head;
         head << strategy_name(k.strategy) << " (grid " << k.measured_grid << "): makespan measured " << us(k.measured_makespan_ns) << " us, simulated "
              << us(k.simulated_makespan_ns) << " us (" << pct(k.simulated_makespan_ns / k.measured_makespan_ns - 1) << ")";
-        svg.text(left, y0 - 6, head.str(), 12);
-        svg.rect(left, y0, plot_w, h, "#f7f7f7");
-        for (double tick : nice_ticks(0, span_ns / 1e3)) {
-            const double x = left + tick * 1e3 * scale;
-            svg.line(x, y0, x, y0 + h, "#dddddd", 0.5).text(x, y0 + h + 12, us(tick * 1e3) + (tick == 0 ? "" : ""), 9, "middle");
+        svg.text(left, y0 - 8, head.str(), 12.5, "start", "font-weight=\"bold\"");
+        const double sim_y0 = y0 + h + sub_gap;
+        for (const auto& [y, label, makespan] : {std::tuple{y0, std::string("measured"), k.measured_makespan_ns},
+                                                 std::tuple{sim_y0, std::string("simulated"), k.simulated_makespan_ns}}) {
+            svg.rect(left, y, plot_w, h, idle_color);
+            for (double tick : nice_ticks(0, span_ns / 1e3)) svg.line(left + tick * 1e3 * scale, y, left + tick * 1e3 * scale, y + h, "#dddddd", 0.5);
+            svg.text(left - 6, y + std::min(h, 12.0) - 2, label, 10.5, "end", "font-weight=\"bold\" fill=\"#333\"");
+            if (h >= 24) svg.text(left - 6, y + h, std::to_string(static_cast<std::int64_t>(h / lane)) + " SMs", 9.5, "end", "fill=\"#666\"");
+            svg.line(left + makespan * scale, y - 3, left + makespan * scale, y + h + 3, "#d62728", 1.5);
         }
-        svg.text(left + plot_w, y0 + h + 24, "us", 9, "end");
-        svg.text(left - 6, y0 + 8, "CTA 0's SM", 9, "end").text(left - 6, y0 + h, std::to_string(static_cast<std::int64_t>(h / (2 * lane))) + " SMs", 9, "end");
-        const auto draw = [&](double y, double start, double end, double wait, double merge, const std::string& fill, const std::string& tip) {
-            const double x = left + start * scale, w = std::max(0.5, (end - start) * scale);
-            svg.rect(x, y, w, lane - 0.4, fill, tip);
-            // Merge and wait drawn to scale at the CTA's end (the trace and the model put them there).
-            const double mw = merge * scale, ww = wait * scale;
-            if (mw > 0.2) svg.rect(x + w - mw, y, mw, lane - 0.4, reduce_color);
-            if (ww > 0.2) svg.rect(x + w - mw - ww, y, ww, lane - 0.4, waiting_fill);
-        };
         for (std::size_t g = 0; g < k.measured->ctas.size(); ++g) {
             const MeasuredCta& m = k.measured->ctas[g];
             if (m.empty || m.sm < 0 || m.sm >= sms) continue;
-            draw(y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * 2 * lane, m.start_ns, m.end_ns, m.wait_ns, m.merge_ns, measured_color,
-                 "CTA " + std::to_string(g) + " measured: " + us(m.start_ns) + "-" + us(m.end_ns) + " us");
+            const double x = left + m.start_ns * scale, w = std::max(0.5, (m.end_ns - m.start_ns) * scale);
+            draw_cta(svg, p, m, x, y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * lane, w, m.wait_ns * scale, m.merge_ns * scale,
+                     "CTA " + std::to_string(g) + " measured on SM " + std::to_string(m.sm) + ": " + us(m.start_ns) + "-" + us(m.end_ns) + " us");
         }
-        for (std::size_t g = 0; g < k.simulated.size(); ++g) {
+        for (std::size_t g = 0; g < k.simulated.size() && g < k.measured->ctas.size(); ++g) {
             const sim::CtaSpan& s = k.simulated[g];
             if (s.end_ns <= s.start_ns || s.sm < 0 || s.sm >= sms) continue;
-            draw(y0 + static_cast<double>(s.sm) * 2 * lane + lane, s.start_ns, s.end_ns, s.wait_ns, s.reduce_ns, simulated_color,
-                 "CTA " + std::to_string(g) + " simulated: " + us(s.start_ns) + "-" + us(s.end_ns) + " us");
+            const double x = left + s.start_ns * scale, w = std::max(0.5, (s.end_ns - s.start_ns) * scale);
+            draw_cta(svg, p, k.measured->ctas[g], x, sim_y0 + static_cast<double>(s.sm) * lane, w, s.wait_ns * scale, s.reduce_ns * scale,
+                     "CTA " + std::to_string(g) + " simulated on SM " + std::to_string(s.sm) + ": " + us(s.start_ns) + "-" + us(s.end_ns) + " us");
         }
-        y0 += h + panel_gap;
+        const double axis_y = sim_y0 + h + 4;
+        for (double tick : nice_ticks(0, span_ns / 1e3)) {
+            svg.line(left + tick * 1e3 * scale, axis_y, left + tick * 1e3 * scale, axis_y + 4, "#333").text(left + tick * 1e3 * scale, axis_y + 16, SvgWriter::num(tick), 10, "middle");
+        }
+        svg.text(left + plot_w, axis_y + 30, "time (us) from the first CTA's start", 10, "end", "fill=\"#333\"");
+        y0 = sim_y0 + h + panel_gap;
     }
     svg.write(out);
 }

@@ -371,6 +371,42 @@ TEST_CASE("simulate colours K/V streaming by request as schedule does, and SM st
     for (const std::string& color : streams) CHECK(scheduled.count(color) == 1);
     // The schedule of the same problem marks its merges in the same purple.
     CHECK(run_leanattn("schedule " + problem + " --format svg").out.find("fill=\"" + std::string(leanattn::app::reduce_color) + "\"") != std::string::npos);
+    // Which hue is which request: the legend names all 16 as schedule's does (b9 ctx 300), and each stream says whose it is.
+    CHECK(elements(r.out, "legend-request").size() == 16);
+    CHECK(r.out.find(">b9 ctx 300<") != std::string::npos);
+    CHECK(r.out.find("<title>b9 h") != std::string::npos);
+}
+
+TEST_CASE("a picture of auto's plan says auto chose it, under which kernel model") {
+    const std::string problem = " --model llama-3-8b --batch 8 --ctx 4096 --strategy auto --format svg";
+    const auto sim = run_leanattn("simulate --kernel leanattn-h100" + problem);
+    REQUIRE(sim.exit_code == 0);
+    CHECK(sim.out.find("auto (kernel model leanattn-h100) chose ") != std::string::npos);
+    const auto plan = run_leanattn("schedule" + problem);
+    REQUIRE(plan.exit_code == 0);
+    CHECK(plan.out.find("auto (kernel model leanattn-h100) chose ") != std::string::npos);
+    CHECK(run_leanattn("schedule --model llama-3-8b --batch 8 --ctx 4096 --strategy no-split --format svg").out.find("chose") == std::string::npos);
+}
+
+TEST_CASE("the trace picture: measured and simulated halves on one time axis, CTAs in their outputs' request hues, makespans marked") {
+    const auto r = run_leanattn("simulate --kernel leanattn-h100 --trace " + std::string(LEANATTN_SOURCE_DIR) +
+                                "/bench/results/raw/gpu-2026-11-26-calibration-v22-h100/cal-device/trace-ragged-b8.json.xz --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    const std::set<std::string> requests = request_colors(8, 8);
+    const auto segments = elements(r.out, "cta-segment");
+    REQUIRE(segments.size() > 500);
+    std::set<std::string> fills;
+    for (const Element& e : segments) fills.insert(e.attr("fill"));
+    for (const std::string& color : fills) {
+        CAPTURE(color);
+        CHECK(requests.count(color) == 1);
+    }
+    CHECK(fills.size() >= 8);                                   // every request's outputs somewhere
+    CHECK(elements(r.out, "legend-request").size() == 8);       // named as schedule names them
+    CHECK(count(r.out, ">measured<") == 3);                     // a half of each of the three strategies
+    CHECK(count(r.out, ">simulated<") == 3);
+    CHECK(count(r.out, "stroke=\"#d62728\"") == 3 * 2 + 1);   // each half's makespan, and the legend's
 }
 
 TEST_CASE("simulate draws reductions at their true duration, and those under a pixel get a tick above the panel, not a wider bar") {
@@ -428,10 +464,21 @@ TEST_CASE("sweep curves that coincide are both drawn, each with its own dash, co
     CHECK(markers[3].tag.rfind("<rect", 0) == 0);
     CHECK(markers[3].attr("fill") == "none");  // hollow: the disc under it shows
     CHECK(count(r.out, "class=\"legend-coincide\"") == 1);
+    CHECK(count(r.out, "class=\"legend-coincide-pair\"") == 1);  // the one pair, named with its count
+    CHECK(r.out.find("LA / FA2 (no-split): 3 of 3 values") != std::string::npos);
     const auto apart = run_leanattn("sweep --model llama-3-8b --vary ctx --values 1k,64k --no-progress --format svg");
     CHECK(elements(apart.out, "curve").size() == 2);
     CHECK(count(apart.out, "class=\"legend-coincide\"") == 0);
     CHECK(count(apart.out, "class=\"legend-auto\"") == 0);
+}
+
+TEST_CASE("sweep --strategy auto names every pair of curves that coincide, auto's with a baseline's too") {
+    // Llama-3-8B B=8: at 1k and 2k auto runs no-split's plan, so its curve lies on LA/FA2's there.
+    const auto r = run_leanattn("sweep --model llama-3-8b --batch 8 --vary ctx --values 1k,2k,64k --kernel leanattn-h100 --strategy auto --no-progress --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    CHECK(count(r.out, "class=\"legend-coincide\"") == 1);
+    CHECK(r.out.find("LA / auto's plan: ") != std::string::npos);
 }
 
 TEST_CASE("sweep --strategy auto draws auto's plan over stream-k's as a third curve, each marker naming the plan") {
