@@ -55,6 +55,24 @@ void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_se
     if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
 }
 
+// A CPU plan's tensors are in host memory, so the lengths the header says must equal them are compared there (a GPU
+// plan's copies are not read back: that would cost the synchronisation a host-lengths step exists to avoid).
+void require_host_lengths_equal(const leanattn_plan* plan, const leanattn_tensors* tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens) {
+    if (plan->device != LEANATTN_DEVICE_CPU || tensors == nullptr) return;  // a NULL tensors is refused by the run
+    const std::int64_t batch = plan->schedule.problem.batch;
+    const auto compare = [&](const std::int32_t* host, const std::int32_t* given, std::int64_t n, const char* host_name, const char* name) {
+        if (host == nullptr || given == nullptr) return;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (host[i] != given[i]) {
+                throw InputError(host_name, "differs from tensors." + std::string(name) + " at [" + std::to_string(i) + "]: " + std::to_string(host[i]) +
+                                                " against " + std::to_string(given[i]) + " (the two must hold the same lengths)");
+            }
+        }
+    };
+    compare(host_seqlens, tensors->seqlens, batch, "host_seqlens", "seqlens");
+    if (tensors->kv.layout == LEANATTN_KV_RAGGED) compare(host_cu_seqlens, tensors->kv.cu_seqlens, batch + 1, "host_cu_seqlens", "kv.cu_seqlens");
+}
+
 // One decode step of any kind: `gpu` for a CUDA plan; for a CPU one the tensors checked, the work limit at this step's
 // lengths (the plan's capacity may be far more than a step reads; memory is the caller's, and reading the machine's
 // would cost more than a small step), then the CPU executor. A GPU step has no work limit: the limit is CPU time.
@@ -152,14 +170,16 @@ void leanattn_plan_destroy(leanattn_plan* plan) { delete plan; }
 
 leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t* bytes) {
     return capi::guarded([&] {
-        if (plan == nullptr || bytes == nullptr) throw InputError("plan", "and bytes must not be NULL");
+        if (plan == nullptr) throw InputError("plan", "is NULL");
+        if (bytes == nullptr) throw InputError("bytes", "is NULL (where the workspace's size is written)");
         *bytes = plan->device == LEANATTN_DEVICE_CUDA ? capi::gpu::workspace_bytes(plan->cuda_device, plan->schedule) : cpu::workspace_bytes(plan->schedule);
     });
 }
 
 leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
     return capi::guarded([&] {
-        if (plan == nullptr || json == nullptr) throw InputError("plan", "and json must not be NULL");
+        if (plan == nullptr) throw InputError("plan", "is NULL");
+        if (json == nullptr) throw InputError("json", "is NULL (where the string is returned)");
         *json = capi::c_string(app::schedule_json(plan->schedule, tabulate(plan->schedule), plan->auto_choice));
     });
 }
@@ -176,6 +196,7 @@ leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan, const leana
                                      void* workspace, size_t workspace_bytes, void* stream, int threads) {
     return capi::guarded([&] {
         capi::require_host_lengths(plan, host_seqlens);
+        capi::require_host_lengths_equal(plan, tensors, host_seqlens, host_cu_seqlens);
         capi::run_step(plan, tensors, workspace, workspace_bytes, threads, [&](const DecodeTensors& t) {
             capi::gpu::run_host_lengths(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);
         });
@@ -186,6 +207,7 @@ leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_te
                                     void* workspace, size_t workspace_bytes, void* stream) {
     return capi::guarded([&] {
         capi::require_host_lengths(plan, host_seqlens);
+        capi::require_host_lengths_equal(plan, tensors, host_seqlens, host_cu_seqlens);
         const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
         if (plan->device == LEANATTN_DEVICE_CUDA) {
             capi::gpu::stage_step(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);

@@ -15,17 +15,34 @@
  *     leanattn_plan_destroy(plan);
  *
  * Handles are opaque; every function returns a status and, on failure, sets a message for this thread
- * (leanattn_last_error). No function writes anything when it fails. Strides count elements; the head
- * dimension must be contiguous. Shapes:
+ * (leanattn_last_error). No function writes anything when it fails (leanattn_plan_create sets *plan to NULL);
+ * a destroyed plan is gone, and any later use of it, destroying it again too, is undefined. Zeroed structs and
+ * NULL options mean the documented defaults; leanattn_plan_create copies what it reads (ctx, the option strings).
+ * Strides count elements; the head dimension must be contiguous. Shapes:
  *   q, out       (batch, q_len, q_heads, head_dim)
  *   softmax_lse  (batch, q_heads, q_len) float32, optional
  *   k, v         strided: request b's token t of kv-head h at b·stride_request + t·stride_token + h·stride_head
  *                (the padded (B, Hkv, N, d) cache and the token-major (B, N, Hkv, d) one);
  *                paged: (num_blocks, block_size, kv_heads, head_dim) with a (batch, max_blocks) int32 table;
  *                ragged: request b's tokens at rows cu_seqlens[b] … of one tensor
- *   seqlens      (batch) int32: each request's tokens, its q_len new ones included
- * CPU plans take host memory (and check every length and block id); CUDA plans take device memory on the
- * current device and run on `stream` without allocating or synchronising. */
+ *   seqlens      (batch) int32: each request's tokens, its q_len new ones included, at most what its part of the
+ *                cache holds (the plan's ctx is the capacity it was made for: any lengths up to it run)
+ * q, k, v and out are of the plan's dtype (nothing can check that through a pointer); softmax_lse is float32, the
+ * natural log of each row's softmax denominator over its scaled scores. For a paged cache stride_request is the
+ * stride between blocks and capacity is max_blocks * block_size; a ragged cache ignores both.
+ * Memory: out may be q itself (same pointer and strides: in place); otherwise a run refuses out or softmax_lse that
+ * overlap themselves, each other, q, k, v, seqlens, block_table or cu_seqlens, and a workspace overlapping any of
+ * them.
+ * CPU plans take host memory (and check every length and block id; a length below q_len, an empty slot of 0 among
+ * them, is refused) and a workspace aligned to 16 bytes. CUDA plans take device memory of the GPU
+ * options.cuda_device names (the library makes it current for the call) and run on `stream` without allocating
+ * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256, q_len 1 to 8 and block sizes 1 to 256,
+ * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned, and a length they are not asked
+ * to check (leanattn_run) clamped to the cache, a row that then sees no token getting out 0 and lse -inf.
+ *
+ * Versions: LEANATTN_VERSION_* below are this header's; leanattn_version() is the library's ("0.1.0"). Until 1.0 a
+ * minor version may change these structs, so the shared library's soname carries it (libleanattn.so.0.1) and
+ * find_package(leanattn 0.1) takes 0.1.x only. */
 #ifndef LEANATTN_H
 #define LEANATTN_H
 
@@ -37,6 +54,10 @@
 #else
 #define LEANATTN_API __attribute__((visibility("default")))
 #endif
+
+#define LEANATTN_VERSION_MAJOR 0
+#define LEANATTN_VERSION_MINOR 1
+#define LEANATTN_VERSION_PATCH 0
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,7 +92,7 @@ typedef struct leanattn_plan_options {
                              itself and refuses them non-zero); leanattn_simulate_json also takes "all" */
     int64_t splits;       /* fixed-split: splits per output (at most the longest output's LeanTiles); 0:
                              FlashAttention-2's heuristic */
-    int64_t grid;         /* stream-k: CTAs (at most the LeanTiles); 0: the aligned rule's cost model picks among
+    int64_t grid;         /* stream-k: CTAs (more than the LeanTiles are cut to the LeanTiles: one each); 0: the aligned rule's cost model picks among
                              the resident CTA slots, k CTAs on every output and halves of the slots (under
                              stream_k_rule "paper": every resident slot) */
     const char* device;   /* a device name of `leanattn devices` or a .json file: the planner's cost parameters
@@ -143,7 +164,7 @@ LEANATTN_API leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* 
 LEANATTN_API leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json);
 
 /* One decode step. `stream` is a cudaStream_t for CUDA plans (NULL: the default stream) and ignored on the
- * CPU; `threads` is the CPU's thread count (0: all cores) and ignored on the GPU. A workspace serves one step at a
+ * CPU; `threads` is the CPU's thread count (0: OpenMP's default, omp_get_max_threads(), OMP_NUM_THREADS where set) and ignored on the GPU. A workspace serves one step at a
  * time: steps that may run at once (other threads, other CUDA streams) need a workspace each (one plan may serve
  * them all). On the CPU a run on a workspace another run is using is refused (INVALID_ARGUMENT); on a GPU the two
  * would race, unnoticed. */

@@ -150,7 +150,31 @@ ByteRange cache_bytes(const Problem& p, const KvCacheView& kv, const void* data,
     return {};
 }
 
-// Nothing a run writes lies on what it reads or on itself: out's rows, softmax_lse's values, q, K and V.
+// The int32 arrays a run reads besides q, K and V: cache_seqlens, and block_table (paged) or cu_seqlens (ragged).
+struct IndexRanges {
+    ByteRange seqlens, block_table, cu_seqlens;
+};
+IndexRanges index_bytes(const Problem& p, const DecodeTensors& t) {
+    IndexRanges r;
+    constexpr std::int64_t int32 = sizeof(std::int32_t);
+    r.seqlens = extent(t.seqlens, {}, p.batch, int32);
+    if (t.kv.layout == KvLayout::paged && t.kv.block_size > 0) {
+        r.block_table = extent(t.kv.block_table, {{p.batch, t.kv.block_table_stride}}, t.kv.capacity / t.kv.block_size, int32);
+    }
+    if (t.kv.layout == KvLayout::ragged) r.cu_seqlens = extent(t.kv.cu_seqlens, {}, p.batch + 1, int32);
+    return r;
+}
+
+// Throws InputError naming `written` where `range` overlaps any of the index arrays a run reads.
+void require_apart_from_indices(const ByteRange& range, const IndexRanges& indices, const char* written, const char* consequence) {
+    for (const auto& [read, name] : {std::pair{indices.seqlens, "cache_seqlens"}, std::pair{indices.block_table, "block_table"},
+                                     std::pair{indices.cu_seqlens, "cu_seqlens"}}) {
+        if (range.overlaps(read)) throw InputError(written, std::string("overlaps ") + name + consequence);
+    }
+}
+
+// Nothing a run writes lies on what it reads or on itself: out's rows, softmax_lse's values, q, K, V and the lengths,
+// block table and cu_seqlens.
 void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_readable) {
     require(!rows_overlap({{p.batch, t.o.stride_batch}, {p.q_len, t.o.stride_token}, {p.q_heads, t.o.stride_head}}, p.head_dim), "out",
             "rows overlap (each query head's output needs head_dim elements of its own: check the strides)");
@@ -175,6 +199,9 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
     for (const auto& [read, name] : {std::pair{q, "q"}, std::pair{k, "k_cache"}, std::pair{v, "v_cache"}}) {
         if (read.overlaps(lse)) throw InputError("softmax_lse", std::string("overlaps ") + name);
     }
+    const IndexRanges indices = index_bytes(p, t);
+    require_apart_from_indices(out, indices, "out", ": the run would write over the lengths or block ids it reads");
+    require_apart_from_indices(lse, indices, "softmax_lse", ": the run would write over the lengths or block ids it reads");
 }
 
 }  // namespace
@@ -186,11 +213,18 @@ ByteRange lse_bytes(const Problem& p, const DecodeTensors& t) {
     return extent(t.lse.data, {{p.batch, t.lse.stride_batch}, {p.q_heads, t.lse.stride_head}, {p.q_len, t.lse.stride_token}}, 1, sizeof(float));
 }
 
-void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void* workspace, std::size_t bytes) {
+void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void* workspace, std::size_t bytes, bool host_readable) {
     const auto begin = reinterpret_cast<std::uintptr_t>(workspace);
-    const ByteRange mine{begin, begin + bytes};
+    const ByteRange mine{begin, bytes > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + bytes};
     require(!mine.overlaps(out_bytes(p, t)), "workspace", "overlaps out: the run would write its partials over the output it computes");
     require(!mine.overlaps(lse_bytes(p, t)), "workspace", "overlaps softmax_lse");
+    const std::int64_t element = dtype_bytes(t.dtype);
+    const char* why = ": the run writes its partials and tables there while it reads them (the workspace needs memory of its own)";
+    for (const auto& [read, name] : {std::pair{head_tensor_bytes(p, t.q, t.dtype), "q"}, std::pair{cache_bytes(p, t.kv, t.kv.k, host_readable, element), "k_cache"},
+                                     std::pair{cache_bytes(p, t.kv, t.kv.v, host_readable, element), "v_cache"}}) {
+        if (mine.overlaps(read)) throw InputError("workspace", std::string("overlaps ") + name + why);
+    }
+    require_apart_from_indices(mine, index_bytes(p, t), "workspace", why);
 }
 
 void check_decode_tensors(const Problem& p, const DecodeTensors& t, bool host_readable, Outputs outputs) {

@@ -141,7 +141,7 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
     if (bytes < w.total) {
         throw InputError("workspace", "holds " + std::to_string(bytes) + " bytes; this plan needs " + std::to_string(w.total) + " (workspace_bytes)");
     }
-    check_workspace_apart(s.problem, t, workspace, w.total);
+    check_workspace_apart(s.problem, t, workspace, w.total, /*host_readable=*/true);
     auto* base = static_cast<std::byte*>(workspace);
     const WorkspaceClaim claim(base + w.claim);
     const PlanView plan = live_view(s, t.kv, t.seqlens, reinterpret_cast<std::int64_t*>(base + w.tiles), reinterpret_cast<std::int64_t*>(base + w.offsets));

@@ -74,7 +74,7 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
     check_alignment(t, outputs);  // first: a pointer moved off its alignment may also reach into a neighbour (overlap, below)
     check_decode_tensors(shape, t, /*host_readable=*/false, outputs);
     check_workspace(plan, workspace, bytes);
-    if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan));
+    if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan), /*host_readable=*/false);
     if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, t.kv, current_device_sms(), kernels.ctas_per_sm);

@@ -16,7 +16,8 @@ int main(void) {
     const int32_t seqlens[1] = {100};
     const int64_t ctx[1] = {BLOCKS * BLOCK};
 
-    leanattn_problem problem = {1, HEADS, KV_HEADS, D, 1, 0, ctx, 0}; /* tile 0, tile_rows 0: the defaults */
+    /* Fields by name (those left out are 0: the documented defaults, here the LeanTile and the tile rows). */
+    leanattn_problem problem = {.batch = 1, .q_heads = HEADS, .kv_heads = KV_HEADS, .head_dim = D, .q_len = 1, .ctx = ctx};
     leanattn_plan_options options;
     memset(&options, 0, sizeof options);
     leanattn_plan* plan = NULL;
@@ -30,9 +31,19 @@ int main(void) {
 
     leanattn_tensors t;
     memset(&t, 0, sizeof t);
-    t.q = (leanattn_head_tensor){q, HEADS * D, HEADS * D, D};
-    t.out = (leanattn_head_tensor){out, HEADS * D, HEADS * D, D};
-    t.kv = (leanattn_kv_cache){k, v, LEANATTN_KV_PAGED, BLOCK * KV_HEADS * D, KV_HEADS * D, D, BLOCKS * BLOCK, table, BLOCKS, BLOCK, BLOCKS, NULL};
+    t.q = (leanattn_head_tensor){.data = q, .stride_batch = HEADS * D, .stride_token = HEADS * D, .stride_head = D};
+    t.out = (leanattn_head_tensor){.data = out, .stride_batch = HEADS * D, .stride_token = HEADS * D, .stride_head = D};
+    t.kv = (leanattn_kv_cache){.k = k,
+                               .v = v,
+                               .layout = LEANATTN_KV_PAGED,
+                               .stride_request = BLOCK * KV_HEADS * D, /* paged: between blocks */
+                               .stride_token = KV_HEADS * D,
+                               .stride_head = D,
+                               .capacity = BLOCKS * BLOCK,
+                               .block_table = table,
+                               .block_table_stride = BLOCKS,
+                               .block_size = BLOCK,
+                               .num_blocks = BLOCKS};
     t.seqlens = seqlens;
     int status = leanattn_run(plan, &t, workspace, bytes, NULL, 0);
     if (status != LEANATTN_OK) fprintf(stderr, "run: %s\n", leanattn_last_error());

@@ -188,3 +188,25 @@ def test_out_and_lse_messages_say_what_differs(case):
     raises(ValueError, "got torch.float16 of shape (2, 4, 1)",
            lambda: plan.run(q, k, v, lengths, table, lse=torch.empty((2, 4, 1), dtype=torch.float16)))
     raises(TypeError, "cache_seqlens.to(torch.int32)", lambda: plan.run(q, k, v, lengths.long(), table))
+
+
+def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(case):
+    # leanattn_run_host_lengths takes the step's lengths twice (tensors->seqlens and host_seqlens, equal, as leanattn.h
+    # says); on a CPU plan both are host memory, so a difference is refused instead of run on one of them.
+    import ctypes
+    from leanattn import _library as L
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    out = torch.full_like(q, 7.0)
+    tensors = plan._tensors(plan.shape, q, k, v, lengths, table, out, None, 0.0)
+    host = torch.tensor([64, 8], dtype=torch.int32)
+    status = L.lib.leanattn_run_host_lengths(plan._plan, ctypes.byref(tensors), host.data_ptr(), None, plan.workspace.data_ptr(),
+                                             plan.workspace.numel(), None, 1)
+    raises(ValueError, "host_seqlens (differs from tensors.seqlens at [1]: 8 against 9", lambda: L.check(status))
+    assert (out == 7.0).all()  # nothing written
+    host[1] = 9
+    L.check(L.lib.leanattn_run_host_lengths(plan._plan, ctypes.byref(tensors), host.data_ptr(), None, plan.workspace.data_ptr(),
+                                            plan.workspace.numel(), None, 1))
+    assert torch.equal(out, plan.run(q, k, v, lengths, table))
+    raises(ValueError, "bytes (is NULL", lambda: L.check(L.lib.leanattn_plan_workspace_bytes(plan._plan, None)))
+    raises(ValueError, "json (is NULL", lambda: L.check(L.lib.leanattn_plan_json(plan._plan, None)))

@@ -230,7 +230,7 @@ TEST_CASE("a run is refused for a plan made for other tensors, no workspace or a
     CHECK_THROWS_WITH(cpu::run(plan, inside, both.data(), workspace.size(), 1), Catch::Contains("workspace (overlaps out"));
 }
 
-TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either lying on q, K or V, and runs other layouts and out = q in place") {
+TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, either lying on q, K, V or the index arrays, a workspace on any of them, and runs other layouts and out = q in place") {
     Problem p;
     p.batch = 2;
     p.q_len = 2;
@@ -281,6 +281,28 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, or either ly
         DecodeTensors lse_in_v = base;
         lse_in_v.lse.data = static_cast<float*>(const_cast<void*>(lse_in_v.kv.v)) + 3;
         CHECK_THAT(refused(lse_in_v), Catch::Contains("softmax_lse (overlaps v_cache"));
+        // ... or on the lengths, block ids or cu_seqlens it reads (the run would write over them before it is done).
+        DecodeTensors on_lengths = base;
+        on_lengths.o.data = const_cast<std::int32_t*>(on_lengths.seqlens);
+        CHECK_THAT(refused(on_lengths), Catch::Contains("out (overlaps cache_seqlens"));
+        if (layout != CacheLayout::padded) {
+            DecodeTensors on_index = base;
+            on_index.lse.data = reinterpret_cast<float*>(const_cast<std::int32_t*>(layout == CacheLayout::paged ? base.kv.block_table : base.kv.cu_seqlens));
+            on_index.lse.stride_batch = 8, on_index.lse.stride_head = 2, on_index.lse.stride_token = 1;
+            CHECK_THAT(refused(on_index), Catch::Contains(layout == CacheLayout::paged ? "softmax_lse (overlaps block_table" : "softmax_lse (overlaps cu_seqlens"));
+        }
+        // A workspace on anything the run reads: it writes its tables and partials there while it reads them.
+        const auto workspace_on = [&](const void* at) {
+            try {
+                cpu::run(plan, base, const_cast<void*>(at), workspace.size(), 1);
+            } catch (const InputError& e) {
+                return std::string(e.what());
+            }
+            return std::string("ran");
+        };
+        CHECK_THAT(workspace_on(base.q.data), Catch::Contains("workspace (overlaps q"));
+        CHECK_THAT(workspace_on(base.kv.k), Catch::Contains("workspace (overlaps k_cache"));
+        CHECK_THAT(workspace_on(base.seqlens), Catch::Contains("workspace (overlaps cache_seqlens"));
         // A layout of its own that keeps rows apart runs, and gives the very output of the usual one: heads outermost
         // within a request (strides batch 128, token 16, head 32).
         t.poison_outputs();
