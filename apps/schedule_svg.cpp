@@ -93,23 +93,32 @@ Times place(const Schedule& s, const ScheduleTable& t) {
 // plan's CTAs land on, the first `grid` of them: a 4-CTA plan on 65,536 SMs drew 6 MB of idle rows.
 constexpr std::int64_t max_idle_rows_sms = 1024;
 
-// Where things go: rows of lanes, scaled so 5 SMs look like Figure 1 and 132 × 2 lanes fit a screen.
+// Where things go: rows of lanes, scaled so 5 SMs look like Figure 1 and 132 × 2 lanes fit a screen. Where an SM's
+// lanes would be too thin to tell apart (an H100's 132 SMs × 2), each slot's lanes form a block of their own instead,
+// one SM per row: lanes of unrelated requests interleaved line by line blend into hues no request has.
 struct Frame {
     std::int64_t sms = 1, lanes = 1, resident = 1;
     std::int64_t drawn = 1;  // SM rows drawn: every SM's, or (max_idle_rows_sms) those the CTAs use
     double lane_h = 0, gap = 0, xs = 0;
+    bool blocked = false;    // one block of SM rows per slot (lane), not the lanes of an SM side by side
+    static constexpr double block_gap = 14;  // between blocks: room for a block's name
     Frame(const Schedule& s, double span) : sms(s.device.sms), lanes(s.device.ctas_per_sm), resident(s.device.resident_ctas()) {
         drawn = sms > max_idle_rows_sms ? std::clamp<std::int64_t>(s.grid, 1, sms) : sms;
         lane_h = std::clamp(600.0 / static_cast<double>(drawn * lanes), 1.0, 32.0);
-        gap = lane_h * static_cast<double>(lanes) >= 16 ? 6.0 : (lanes > 1 ? 1.0 : 0.0);  // keeps an SM's lanes together
+        blocked = lanes > 1 && lane_h * static_cast<double>(lanes) < 8;
+        gap = blocked ? 0.0 : lane_h * static_cast<double>(lanes) >= 16 ? 6.0 : (lanes > 1 ? 1.0 : 0.0);  // keeps an SM's lanes together
         xs = (width - left - right) / std::max(span, 1e-9);
     }
-    double row_h() const { return lane_h * static_cast<double>(lanes); }
-    double plot_h() const { return static_cast<double>(drawn) * (row_h() + gap) - gap; }
+    double row_h() const { return blocked ? lane_h : lane_h * static_cast<double>(lanes); }  // one SM's row (in one block)
+    double block_h() const { return static_cast<double>(drawn) * (row_h() + gap) - gap; }
+    std::int64_t blocks() const { return blocked ? lanes : 1; }
+    double block_top(std::int64_t block) const { return top + static_cast<double>(block) * (block_h() + block_gap); }
+    double plot_h() const { return static_cast<double>(blocks()) * (block_h() + block_gap) - block_gap; }
     double x(double tiles) const { return left + tiles * xs; }
-    double sm_top(std::int64_t sm) const { return top + static_cast<double>(sm) * (row_h() + gap); }
+    double sm_top(std::int64_t sm, std::int64_t block = 0) const { return block_top(block) + static_cast<double>(sm) * (row_h() + gap); }
     double lane_top(std::int64_t cta) const {
         const std::int64_t slot = cta % resident;
+        if (blocked) return sm_top(slot % sms, slot / sms);
         return sm_top(slot % sms) + static_cast<double>(slot / sms) * lane_h;
     }
     double mid(std::int64_t cta) const { return lane_top(cta) + lane_h / 2; }
@@ -312,9 +321,17 @@ void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f
         if (static_cast<double>(step) * (f.row_h() + f.gap) >= 13) break;
     }
     const bool lane_labels = f.labels();  // small plans: which CTAs each lane runs, as the merge labels name CTAs
-    for (std::int64_t sm = 0; sm < f.drawn; sm += every) {
-        svg.text(left - (lane_labels ? 58 : 8), f.sm_top(sm) + std::max(f.row_h(), 8.0) / 2 + 4, "SM" + std::to_string(sm), 11, "end",
-                 "fill=\"#222\" font-weight=\"bold\"");
+    for (std::int64_t block = 0; block < f.blocks(); ++block) {
+        for (std::int64_t sm = 0; sm < f.drawn; sm += every) {
+            svg.text(left - (lane_labels ? 58 : 8), f.sm_top(sm, block) + std::max(f.row_h(), 8.0) / 2 + 4, "SM" + std::to_string(sm), 11, "end",
+                     "fill=\"#222\" font-weight=\"bold\"");
+        }
+        if (f.blocked) {  // which CTAs the block's slot runs
+            const std::int64_t first = block * f.sms;
+            std::string ctas = "slot " + std::to_string(block) + " of each SM: CTA" + std::to_string(first) + "-" + std::to_string(first + f.sms - 1);
+            if (first + f.resident < s.grid) ctas += ", then CTA" + std::to_string(first + f.resident) + "\u2026 in later waves";
+            svg.text(left, f.block_top(block) - 3, ctas, 10.5, "start", "class=\"slot-block\" fill=\"#555\"");
+        }
     }
     for (std::int64_t slot = 0; lane_labels && slot < std::min(f.resident, s.grid); ++slot) {
         std::string ctas = "CTA" + std::to_string(slot);
@@ -331,8 +348,10 @@ void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f
 }
 
 void draw_background(SvgWriter& svg, const Times& T, const Frame& f) {
-    for (std::int64_t sm = 0; sm < f.drawn; ++sm) {  // idle shows as grey: whatever is not drawn over it
-        svg.rect(left, f.sm_top(sm), T.span() * f.xs, f.row_h(), idle_color, {}, "class=\"idle\"");
+    for (std::int64_t block = 0; block < f.blocks(); ++block) {
+        for (std::int64_t sm = 0; sm < f.drawn; ++sm) {  // idle shows as grey: whatever is not drawn over it
+            svg.rect(left, f.sm_top(sm, block), T.span() * f.xs, f.row_h(), idle_color, {}, "class=\"idle\"");
+        }
     }
     for (double v : nice_ticks(0.0, T.span(), 8)) svg.line(f.x(v), top, f.x(v), top + f.plot_h(), "#d0d0d0", 0.8);
 }
@@ -514,7 +533,7 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
     const double occupancy = static_cast<double>(s.total_tiles) / (static_cast<double>(f.resident) * std::max(T.busiest, 1e-9));
     std::ostringstream note;
-    note << "one row per SM" << (f.lanes > 1 ? ", one lane per resident CTA slot" : "");
+    note << (f.blocked ? "one block of SM rows per CTA slot of an SM" : "one row per SM") << (f.lanes > 1 && !f.blocked ? ", one lane per resident CTA slot" : "");
     if (f.drawn < f.sms) note << " (the " << f.drawn << " its CTAs use; " << f.sms - f.drawn << " more idle, not drawn)";
     note << "; LeanTile occupancy "
          << SvgWriter::num(std::round(1000 * occupancy) / 10) << "% (LeanTiles \u00f7 " << f.resident << " slots \u00d7 " << SvgWriter::num(T.busiest)

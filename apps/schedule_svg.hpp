@@ -1,7 +1,8 @@
 // schedule_svg.hpp — `schedule --format svg`: the plan drawn like the paper's Figure 1.
 //
 // One row per SM, split into one lane per resident CTA slot when CTAs per SM > 1 (CTA g sits in slot
-// g mod resident; CTAs of later waves follow the earlier CTA of their slot). x is idealised time in
+// g mod resident; CTAs of later waves follow the earlier CTA of their slot), or, where such lanes would be too thin to
+// tell apart (GPU scale), one block of SM rows per slot. x is idealised time in
 // LeanTiles: every LeanTile costs the same, so the picture shows the plan's balance, not a prediction
 // (`leanattn simulate` predicts). Segments are colored by request (its hue, svg.hpp's request palette),
 // shaded by kv-head, and labeled when wide enough; thin rows get one label per run of a request's CTAs; host

@@ -259,9 +259,30 @@ TEST_CASE("on a made-up device of 65,536 SMs a 4-CTA plan draws the 4 SMs it use
     CHECK(markup_problem(r.out).empty());
     CHECK(count(r.out, "class=\"idle\"") == 4);
     CHECK(r.out.find("65532 more idle, not drawn") != std::string::npos);
-    // A real GPU keeps a row for every SM, idle or not: that no-split leaves SMs idle is what the picture shows.
+    // A real GPU keeps a row for every SM, idle or not: that no-split leaves SMs idle is what the picture shows (h100-sxm's
+    // 2 CTAs per SM: a block of 132 rows for each slot).
     const auto h100 = run_leanattn("schedule --heads 4 --kv-heads 4 --ctx 512 --format svg");
-    CHECK(count(h100.out, "class=\"idle\"") == 132);
+    CHECK(count(h100.out, "class=\"idle\"") == 2 * 132);
+}
+
+TEST_CASE("at H100 scale an SM's two CTA slots are two blocks of SM rows, not lanes too thin to tell apart, each block named") {
+    // Fixed-split on 224 CTAs over 132 SMs x 2: CTA g in block g / 132, row g mod 132.
+    const auto r = run_leanattn("schedule --model llama-3-8b --batch 4 --ctx 500,8000,1200,30000 --strategy fixed-split --format svg");
+    REQUIRE(r.exit_code == 0);
+    CHECK(markup_problem(r.out).empty());
+    // CTA o * 7 + split runs output o's split; b1's 63 LeanTiles fill splits 0-1 of its outputs 8-15 (CTAs 56, 57, 63,
+    // 64, …), b3's 235 all 7 splits of outputs 24-31 (CTAs 168-223).
+    const auto segs = elements(r.out, "seg");
+    const auto y = [&](int cta) { return of_cta(segs, cta).at(0).num("y"); };
+    const double row = y(57) - y(56);
+    CHECK(row > 1.0);
+    CHECK(y(64) == Approx(y(56) + 8 * row).margin(0.5));        // rows are SMs, in CTA order (coordinates to 0.01 px)
+    CHECK(y(168) > y(57) + (131 - 57) * row);                  // CTA 168, slot 1 of SM 36: below the whole first block
+    CHECK(y(200) == Approx(y(168) + 32 * row).margin(0.5));      // SM 68's slot 1
+    CHECK(count(r.out, "class=\"slot-block\"") == 2);
+    CHECK(r.out.find("slot 1 of each SM: CTA132-263") != std::string::npos);
+    // A toy GPU's lanes are tall enough to stay side by side in each SM's row (the test above).
+    CHECK(count(run_leanattn("schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1792 --ctas-per-sm 2 --format svg").out, "class=\"slot-block\"") == 0);
 }
 
 TEST_CASE("an unknown picture format is refused with exit 2") {
