@@ -159,13 +159,25 @@ struct LegendEntry {
     std::string fill, label;  // fill "tick": a rug tick
 };
 
-// The state colors, and the rug's tick where some panel has one.
-std::vector<LegendEntry> legend_entries(bool ticks) {
+// Whether any panel shows an SM in `state`.
+bool shows(const SimulationReport& report, sim::SmState state) {
+    for (const sim::SimResult& r : report.results) {
+        for (const auto& intervals : r.timeline) {
+            for (const sim::SmInterval& iv : intervals) {
+                if (iv.state == state && iv.end_ns > iv.begin_ns) return true;
+            }
+        }
+    }
+    return false;
+}
+
+// The state colors the panels show, and the rug's tick where some panel has one.
+std::vector<LegendEntry> legend_entries(const SimulationReport& report, bool ticks) {
     std::vector<LegendEntry> entries = {{request_color(0, 0, 2), "streaming an output's K/V: its request's hue, shaded by KV head (as in schedule)"},
-                                        {busy_color, "busy otherwise (set-up, stores)"},
-                                        {reduce_color, "reduction (partial stores, merges, reduce kernel), to scale"},
-                                        {waiting_fill, "host waiting for peers' flags"},
-                                        {idle_color, "idle (no CTA)"}};
+                                        {busy_color, "busy otherwise (set-up, writing outputs)"}};
+    if (shows(report, sim::SmState::reduce)) entries.push_back({reduce_color, "reduction (partial stores, merges, reduce kernel), to scale"});
+    if (shows(report, sim::SmState::waiting)) entries.push_back({waiting_fill, "host waiting for peers' flags"});
+    entries.push_back({idle_color, "idle: no CTA (the launch's start, or none left)"});
     if (ticks) entries.push_back({"tick", "tick above a panel: a reduction under 1 px wide (to scale in its row, too thin to see)"});
     return entries;
 }
@@ -216,7 +228,7 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     const double x_scale = (width - left - right) / longest;
     bool ticks = false;
     for (const sim::SimResult& r : report.results) ticks = ticks || !short_reductions(r, x_scale).empty();
-    const std::vector<LegendEntry> legend = legend_entries(ticks);
+    const std::vector<LegendEntry> legend = legend_entries(report, ticks);
     // The requests' hues first, named as `schedule` names them, then the SM states.
     const double requests_top = 64.0;
     SvgWriter measure(0, 0);  // how many rows the requests take, drawn nowhere

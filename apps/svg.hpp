@@ -76,7 +76,7 @@ inline std::string request_color(std::int64_t request, std::int64_t head, std::i
 
 // Marks that are not requests, shared by `schedule` and `simulate` so each means the same in both.
 inline const char* const reduce_color = "#5b2a86";  // merging partials: host merges, partial stores, reduce launch
-inline const char* const busy_color = "#6f6f6f";    // simulate: an SM streaming K/V for some request
+inline const char* const busy_color = "#6f6f6f";    // simulate: an SM busy otherwise than streaming (set-up, writing outputs)
 inline const char* const idle_color = "#efefef";    // no CTA in the slot / on the SM
 inline const char* const waiting_fill = "url(#waiting)";  // hatched grey: a host waiting for its peers' partials
 inline const char* const waiting_pattern =

@@ -398,6 +398,17 @@ TEST_CASE("simulate colours K/V streaming by request as schedule does, and SM st
     CHECK(r.out.find("<title>b9 h") != std::string::npos);
 }
 
+TEST_CASE("simulate's legend lists only the states its panels show") {
+    const std::string problem = " --model llama-3-8b --batch 4 --ctx 500,8000,1200,30000 --format svg";
+    const auto alone = run_leanattn("simulate --strategy no-split" + problem);  // one launch, no partials, no waits
+    REQUIRE(alone.exit_code == 0);
+    CHECK(alone.out.find(">reduction (partial stores") == std::string::npos);
+    CHECK(alone.out.find(">host waiting for peers") == std::string::npos);
+    const auto split = run_leanattn("simulate --strategy stream-k" + problem);
+    REQUIRE(split.exit_code == 0);
+    CHECK(split.out.find(">reduction (partial stores") != std::string::npos);
+}
+
 TEST_CASE("a picture of auto's plan says auto chose it, under which kernel model") {
     const std::string problem = " --model llama-3-8b --batch 8 --ctx 4096 --strategy auto --format svg";
     const auto sim = run_leanattn("simulate --kernel leanattn-h100" + problem);
