@@ -281,28 +281,39 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, either lying
         DecodeTensors lse_in_v = base;
         lse_in_v.lse.data = static_cast<float*>(const_cast<void*>(lse_in_v.kv.v)) + 3;
         CHECK_THAT(refused(lse_in_v), Catch::Contains("softmax_lse (overlaps v_cache"));
-        // ... or on the lengths, block ids or cu_seqlens it reads (the run would write over them before it is done).
+        // ... or on the lengths, block ids or cu_seqlens it reads (the run would write over them before it is done). Each
+        // pair shares a buffer of the test's own, so that nothing else can lie in the range named.
+        std::vector<std::int32_t> arena(1 << 14);
         DecodeTensors on_lengths = base;
-        on_lengths.o.data = const_cast<std::int32_t*>(on_lengths.seqlens);
+        std::copy(base.seqlens, base.seqlens + p.batch, arena.begin());
+        on_lengths.seqlens = arena.data();
+        on_lengths.o.data = arena.data();
         CHECK_THAT(refused(on_lengths), Catch::Contains("out (overlaps cache_seqlens"));
         if (layout != CacheLayout::padded) {
             DecodeTensors on_index = base;
-            on_index.lse.data = reinterpret_cast<float*>(const_cast<std::int32_t*>(layout == CacheLayout::paged ? base.kv.block_table : base.kv.cu_seqlens));
-            on_index.lse.stride_batch = 8, on_index.lse.stride_head = 2, on_index.lse.stride_token = 1;
-            CHECK_THAT(refused(on_index), Catch::Contains(layout == CacheLayout::paged ? "softmax_lse (overlaps block_table" : "softmax_lse (overlaps cu_seqlens"));
+            const bool paged = layout == CacheLayout::paged;
+            const std::int64_t entries = paged ? p.batch * base.kv.block_table_stride : p.batch + 1;
+            std::copy_n(paged ? base.kv.block_table : base.kv.cu_seqlens, entries, arena.begin());
+            (paged ? on_index.kv.block_table : on_index.kv.cu_seqlens) = arena.data();
+            on_index.lse.data = reinterpret_cast<float*>(arena.data());
+            CHECK_THAT(refused(on_index), Catch::Contains(paged ? "softmax_lse (overlaps block_table" : "softmax_lse (overlaps cu_seqlens"));
         }
         // A workspace on anything the run reads: it writes its tables and partials there while it reads them.
-        const auto workspace_on = [&](const void* at) {
+        std::vector<std::byte> shared(workspace.size() + 4096);
+        const auto workspace_over = [&](DecodeTensors view) {
             try {
-                cpu::run(plan, base, const_cast<void*>(at), workspace.size(), 1);
+                cpu::run(plan, view, shared.data(), workspace.size(), 1);
             } catch (const InputError& e) {
                 return std::string(e.what());
             }
             return std::string("ran");
         };
-        CHECK_THAT(workspace_on(base.q.data), Catch::Contains("workspace (overlaps q"));
-        CHECK_THAT(workspace_on(base.kv.k), Catch::Contains("workspace (overlaps k_cache"));
-        CHECK_THAT(workspace_on(base.seqlens), Catch::Contains("workspace (overlaps cache_seqlens"));
+        DecodeTensors q_inside = base;
+        q_inside.q.data = std::memcpy(shared.data() + 64, base.q.data, 16);  // q's first elements, then past the workspace's first bytes
+        CHECK_THAT(workspace_over(q_inside), Catch::Contains("workspace (overlaps q"));
+        DecodeTensors lengths_inside = base;
+        lengths_inside.seqlens = static_cast<const std::int32_t*>(std::memcpy(shared.data() + 128, base.seqlens, 4 * p.batch));
+        CHECK_THAT(workspace_over(lengths_inside), Catch::Contains("workspace (overlaps cache_seqlens"));
         // A layout of its own that keeps rows apart runs, and gives the very output of the usual one: heads outermost
         // within a request (strides batch 128, token 16, head 32).
         t.poison_outputs();

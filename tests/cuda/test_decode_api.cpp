@@ -85,6 +85,7 @@ TEST_CASE("run() refuses bad input before it enqueues anything") {
     DecodeTensors t = tensors.view();
     const Schedule* which = &plan;
     std::size_t bytes = workspace.bytes();
+    void* workspace_at = workspace.get();
     std::string parameter = "accepted";
     SECTION("good input is enqueued") { parameter = "accepted"; }
     SECTION("misaligned q") { t.q.data = static_cast<char*>(t.q.data) + 2, parameter = "q ("; }
@@ -96,11 +97,15 @@ TEST_CASE("run() refuses bad input before it enqueues anything") {
     SECTION("out one row into q") { t.o.data = static_cast<char*>(t.q.data) + 128 * 2, parameter = "out (overlaps q"; }
     SECTION("out's heads on one row") { t.o.stride_head = 0, parameter = "out (rows overlap"; }
     SECTION("softmax_lse inside the K cache") { t.lse.data = static_cast<float*>(const_cast<void*>(t.kv.k)), parameter = "softmax_lse (overlaps k_cache"; }
+    // (The ranges these start may reach a neighbouring allocation too, and be named for it: the refusal is what counts.)
+    SECTION("out on the lengths") { t.o.data = const_cast<std::int32_t*>(t.seqlens), parameter = "out (overlaps"; }
+    SECTION("the workspace on V") { workspace_at = const_cast<void*>(t.kv.v), parameter = "workspace (overlaps"; }
+    SECTION("the workspace on the lengths") { workspace_at = const_cast<std::int32_t*>(t.seqlens), parameter = "workspace (overlaps"; }
     // Whatever run() enqueued before refusing would land in the graph.
     cuda::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "begin capture");
     std::string refusal = "accepted";
     try {
-        cuda::run(*which, t, workspace.get(), bytes, stream.get());
+        cuda::run(*which, t, workspace_at, bytes, stream.get());
     } catch (const InputError& e) {
         refusal = e.what();
     }
