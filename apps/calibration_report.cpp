@@ -50,9 +50,8 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
             const Schedule& plan = planned.plans[i];
             std::ostringstream line;
             line << strategy_name(runs[i].strategy) << ": the GPU ran " << runs[i].grid << " CTAs";
-            if (runs[i].gpu_slots > 0) line << " in " << (runs[i].grid - 1) / runs[i].gpu_slots + 1 << " waves of " << runs[i].gpu_slots;
-            line << ", the replay " << plan.grid << " in " << (plan.grid - 1) / plan.device.resident_ctas() + 1 << " of " << plan.device.resident_ctas()
-                 << "  " << runs[i].label;
+            if (runs[i].gpu_slots > 0) line << " on " << runs[i].gpu_slots << " slots";
+            line << ", the replay " << plan.grid << " on " << plan.device.resident_ctas() << "  " << runs[i].label;
             c.waves_wrong.push_back(line.str());
         }
     }

@@ -111,7 +111,8 @@ struct Frame {
     }
     double row_h() const { return blocked ? lane_h : lane_h * static_cast<double>(lanes); }  // one SM's row (in one block)
     double block_h() const { return static_cast<double>(drawn) * (row_h() + gap) - gap; }
-    std::int64_t blocks() const { return blocked ? lanes : 1; }
+    // A block per slot; on a made-up device whose rows are trimmed to the grid (drawn < SMs) every CTA is in slot 0.
+    std::int64_t blocks() const { return blocked && drawn == sms ? lanes : 1; }
     double block_top(std::int64_t block) const { return top + static_cast<double>(block) * (block_h() + block_gap); }
     double plot_h() const { return static_cast<double>(blocks()) * (block_h() + block_gap) - block_gap; }
     double x(double tiles) const { return left + tiles * xs; }
@@ -299,7 +300,7 @@ std::vector<RequestRun> request_runs(const Problem& p, const ScheduleTable& t, c
 
 // Thin rows have no segment labels, so each run of a request's CTAs tall enough for a line of text is named
 // on a white halo. An SM's lanes put their labels at different x (a third, two thirds, …) so that runs side
-// by side in the same rows never print over each other.
+// by side in the same rows never print over each other (blocks of lanes, Frame::blocked, keep the same x per slot).
 void draw_request_labels(SvgWriter& svg, const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f) {
     constexpr double size = 11;
     for (const RequestRun& run : request_runs(s.problem, t, T, f)) {
@@ -326,9 +327,11 @@ void draw_axis(SvgWriter& svg, const Schedule& s, const Times& T, const Frame& f
             svg.text(left - (lane_labels ? 58 : 8), f.sm_top(sm, block) + std::max(f.row_h(), 8.0) / 2 + 4, "SM" + std::to_string(sm), 11, "end",
                      "fill=\"#222\" font-weight=\"bold\"");
         }
-        if (f.blocked) {  // which CTAs the block's slot runs
+        if (f.blocked) {  // which CTAs the block's slot runs (none: an idle slot, which the occupancy counts)
             const std::int64_t first = block * f.sms;
-            std::string ctas = "slot " + std::to_string(block) + " of each SM: CTA" + std::to_string(first) + "-" + std::to_string(first + f.sms - 1);
+            std::string ctas = "slot " + std::to_string(block) + " of each SM: ";
+            if (first >= s.grid) ctas += "no CTA";
+            else ctas += "CTA" + std::to_string(first) + (first + 1 < s.grid ? "-" + std::to_string(std::min(first + f.sms, s.grid) - 1) : "");
             if (first + f.resident < s.grid) ctas += ", then CTA" + std::to_string(first + f.resident) + "\u2026 in later waves";
             svg.text(left, f.block_top(block) - 3, ctas, 10.5, "start", "class=\"slot-block\" fill=\"#555\"");
         }

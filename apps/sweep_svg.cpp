@@ -160,10 +160,11 @@ void draw_legend(SvgWriter& svg, const std::vector<sim::SweepRow>& rows) {
         svg.text(x, y + 38, "the other, both visible):", 11, "start", "fill=\"#555\"");
         y += 38;
     }
-    for (const Coinciding& c : pairs) {
+    for (const Coinciding& c : pairs) {  // three lines a pair: the legend's column is narrow
         svg.text(x, y + 16, c.first + " and", 11, "start", "fill=\"#555\" class=\"legend-coincide-pair\"");
-        svg.text(x, y + 30, c.second + ": " + std::to_string(c.values) + " of " + std::to_string(rows.size()) + " values", 11, "start", "fill=\"#555\"");
-        y += 32;
+        svg.text(x, y + 30, c.second + ":", 11, "start", "fill=\"#555\"");
+        svg.text(x, y + 44, std::to_string(c.values) + " of " + std::to_string(rows.size()) + " values", 11, "start", "fill=\"#555\"");
+        y += 46;
     }
 }
 

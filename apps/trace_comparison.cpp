@@ -312,7 +312,8 @@ void draw_cta(SvgWriter& svg, const Problem& p, const MeasuredCta& plan, double 
     }
     if (wait_w > 0.2) svg.rect(x + body, y, wait_w, lane - 0.4, waiting_fill);
     if (merge_w > 0.2) svg.rect(x + w - merge_w, y, merge_w, lane - 0.4, reduce_color);
-    svg.rect(x, y, std::max(w, 0.5), lane - 0.4, "none", tip, "class=\"cta\"");  // the tooltip over the whole bar
+    // The tooltip over the whole bar: an unfilled rect takes the pointer only when told to.
+    svg.rect(x, y, std::max(w, 0.5), lane - 0.4, "none", tip, "class=\"cta\" pointer-events=\"all\"");
 }
 
 }  // namespace
@@ -377,7 +378,7 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
             draw_cta(svg, p, m, x, y0 + static_cast<double>(row[static_cast<std::size_t>(m.sm)]) * lane, w, m.wait_ns * scale, m.merge_ns * scale,
                      "CTA " + std::to_string(g) + " measured on SM " + std::to_string(m.sm) + ": " + us(m.start_ns) + "-" + us(m.end_ns) + " us");
         }
-        for (std::size_t g = 0; g < k.simulated.size() && g < k.measured->ctas.size(); ++g) {
+        for (std::size_t g = 0; g < k.simulated.size(); ++g) {  // the replay walks as traced: CTA g is the trace's CTA g
             const sim::CtaSpan& s = k.simulated[g];
             if (s.end_ns <= s.start_ns || s.sm < 0 || s.sm >= sms) continue;
             const double x = left + s.start_ns * scale, w = std::max(0.5, (s.end_ns - s.start_ns) * scale);

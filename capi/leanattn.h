@@ -32,11 +32,11 @@
  * stride between blocks and capacity is max_blocks * block_size; a ragged cache ignores both.
  * Memory: out may be q itself (same pointer and strides: in place); otherwise a run refuses out or softmax_lse that
  * overlap themselves, each other, q, k, v, seqlens, block_table or cu_seqlens, and a workspace overlapping any of
- * them.
+ * them (a ragged cache's k and v only where cu_seqlens is in host memory: its extent is read there).
  * CPU plans take host memory (and check every length and block id; a length below q_len, an empty slot of 0 among
  * them, is refused) and a workspace aligned to 16 bytes. CUDA plans take device memory of the GPU
  * options.cuda_device names (the library makes it current for the call) and run on `stream` without allocating
- * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256, q_len 1 to 8 and block sizes 1 to 256,
+ * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256 and q_len 1 to 8,
  * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned, and a length they are not asked
  * to check (leanattn_run) clamped to the cache, a row that then sees no token getting out 0 and lse -inf.
  *

@@ -159,7 +159,8 @@ IndexRanges index_bytes(const Problem& p, const DecodeTensors& t) {
     constexpr std::int64_t int32 = sizeof(std::int32_t);
     r.seqlens = extent(t.seqlens, {}, p.batch, int32);
     if (t.kv.layout == KvLayout::paged && t.kv.block_size > 0) {
-        r.block_table = extent(t.kv.block_table, {{p.batch, t.kv.block_table_stride}}, t.kv.capacity / t.kv.block_size, int32);
+        // The entries a length up to the capacity reaches: ⌈capacity / block_size⌉ a row (capacity need not fill its last block).
+        r.block_table = extent(t.kv.block_table, {{p.batch, t.kv.block_table_stride}}, (t.kv.capacity - 1) / t.kv.block_size + 1, int32);
     }
     if (t.kv.layout == KvLayout::ragged) r.cu_seqlens = extent(t.kv.cu_seqlens, {}, p.batch + 1, int32);
     return r;
@@ -200,8 +201,8 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
         if (read.overlaps(lse)) throw InputError("softmax_lse", std::string("overlaps ") + name);
     }
     const IndexRanges indices = index_bytes(p, t);
-    require_apart_from_indices(out, indices, "out", ": the run would write over the lengths or block ids it reads");
-    require_apart_from_indices(lse, indices, "softmax_lse", ": the run would write over the lengths or block ids it reads");
+    require_apart_from_indices(out, indices, "out", ": the run would write over an index array it reads");
+    require_apart_from_indices(lse, indices, "softmax_lse", ": the run would write over an index array it reads");
 }
 
 }  // namespace

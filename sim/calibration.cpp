@@ -30,8 +30,9 @@ PlanOptions replay_options(const MeasuredRun& r) {
 Waves replay_waves(const MeasuredRun& run, const Schedule& remade) {
     if (remade.grid != run.grid) return Waves::differ;
     if (run.gpu_slots <= 0) return Waves::not_recorded;
-    const auto waves = [&](std::int64_t slots) { return (run.grid - 1) / slots + 1; };
-    return waves(remade.device.resident_ctas()) == waves(run.gpu_slots) ? Waves::exact : Waves::differ;
+    // One wave on both, or the same slots: every wave holds the same CTAs (equal counts of waves of other sizes would not).
+    const std::int64_t slots = remade.device.resident_ctas();
+    return slots == run.gpu_slots || run.grid <= std::min(slots, run.gpu_slots) ? Waves::exact : Waves::differ;
 }
 
 PlannedRuns plan_runs(const std::vector<MeasuredRun>& runs, const DeviceSpec& device, const KernelModel& kernel) {

@@ -40,8 +40,9 @@ struct MeasuredRun {
 PlanOptions replay_options(const MeasuredRun& run);
 
 // Whether a run's replay plays its main launch in the waves the GPU ran it in: the remade plan has the GPU's grid, and
-// ⌈grid / resident CTAs⌉ on the simulated device (its SMs × the kernel model's CTAs per SM) is the GPU's (MeasuredRun::
-// gpu_slots). It fails where the model's CTAs per SM or the device file's SMs are not what the kernel got on the GPU.
+// the simulated device holds as many CTAs at once (its SMs × the kernel model's CTAs per SM) as the GPU did
+// (MeasuredRun::gpu_slots), or the grid fits at once in both. It fails where the model's CTAs per SM or the device
+// file's SMs are not what the kernel got on the GPU, on every plan of more CTAs than the fewer slots.
 enum class Waves { exact, differ, not_recorded /* the grid is the GPU's; the record gives no occupancy */ };
 Waves replay_waves(const MeasuredRun& run, const Schedule& remade);
 

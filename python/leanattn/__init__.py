@@ -21,7 +21,8 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
 
         q             (batch, q_len, q_heads, head_dim)
         k_cache       (batch, N, kv_heads, head_dim), or with block_table a paged cache
-                      (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides)
+                      (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides, but on
+                      dimensions of size 1)
         cache_seqlens (batch,) int32: each request's tokens, the q_len new ones included
         block_table   (batch, max_blocks) int32, or None
         softmax_scale a finite positive number, or None for 1/sqrt(head_dim)

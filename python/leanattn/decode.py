@@ -2,7 +2,8 @@
 
     q             (batch, q_len, q_heads, head_dim)
     k_cache       (batch, N, kv_heads, head_dim), or with block_table a paged cache
-                  (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides)
+                  (num_blocks, block_size, kv_heads, head_dim); v_cache alike (same shape and strides, but on
+                  dimensions of size 1)
     cache_seqlens (batch,) int32: each request's tokens, the q_len new ones included
     block_table   (batch, max_blocks) int32, or None
     returns       out (batch, q_len, q_heads, head_dim) in q's dtype [, softmax_lse (batch, q_heads, q_len) float32]

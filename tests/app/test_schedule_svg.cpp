@@ -263,6 +263,9 @@ TEST_CASE("on a made-up device of 65,536 SMs a 4-CTA plan draws the 4 SMs it use
     // 2 CTAs per SM: a block of 132 rows for each slot).
     const auto h100 = run_leanattn("schedule --heads 4 --kv-heads 4 --ctx 512 --format svg");
     CHECK(count(h100.out, "class=\"idle\"") == 2 * 132);
+    CHECK(h100.out.find("slot 0 of each SM: CTA0-3<") != std::string::npos);  // the 4 CTAs there are, not 132
+    CHECK(h100.out.find("slot 1 of each SM: no CTA<") != std::string::npos);
+    CHECK(count(r.out, "class=\"slot-block\"") == 0);  // the made-up device's rows are trimmed to its grid: one block
 }
 
 TEST_CASE("at H100 scale an SM's two CTA slots are two blocks of SM rows, not lanes too thin to tell apart, each block named") {
@@ -280,7 +283,7 @@ TEST_CASE("at H100 scale an SM's two CTA slots are two blocks of SM rows, not la
     CHECK(y(168) > y(57) + (131 - 57) * row);                  // CTA 168, slot 1 of SM 36: below the whole first block
     CHECK(y(200) == Approx(y(168) + 32 * row).margin(0.5));      // SM 68's slot 1
     CHECK(count(r.out, "class=\"slot-block\"") == 2);
-    CHECK(r.out.find("slot 1 of each SM: CTA132-263") != std::string::npos);
+    CHECK(r.out.find("slot 1 of each SM: CTA132-223<") != std::string::npos);  // the grid's last CTA
     // A toy GPU's lanes are tall enough to stay side by side in each SM's row (the test above).
     CHECK(count(run_leanattn("schedule --device paper-5sm --heads 2 --head-dim 64 --ctx 1792 --ctas-per-sm 2 --format svg").out, "class=\"slot-block\"") == 0);
 }
@@ -497,7 +500,8 @@ TEST_CASE("sweep curves that coincide are both drawn, each with its own dash, co
     CHECK(markers[3].attr("fill") == "none");  // hollow: the disc under it shows
     CHECK(count(r.out, "class=\"legend-coincide\"") == 1);
     CHECK(count(r.out, "class=\"legend-coincide-pair\"") == 1);  // the one pair, named with its count
-    CHECK(r.out.find("LA / FA2 (no-split): 3 of 3 values") != std::string::npos);
+    CHECK(r.out.find(">LA / FA2 (no-split):<") != std::string::npos);
+    CHECK(r.out.find(">3 of 3 values<") != std::string::npos);
     const auto apart = run_leanattn("sweep --model llama-3-8b --vary ctx --values 1k,64k --no-progress --format svg");
     CHECK(elements(apart.out, "curve").size() == 2);
     CHECK(count(apart.out, "class=\"legend-coincide\"") == 0);
@@ -510,7 +514,7 @@ TEST_CASE("sweep --strategy auto names every pair of curves that coincide, auto'
     REQUIRE(r.exit_code == 0);
     CHECK(markup_problem(r.out).empty());
     CHECK(count(r.out, "class=\"legend-coincide\"") == 1);
-    CHECK(r.out.find("LA / auto's plan: ") != std::string::npos);
+    CHECK(r.out.find(">LA / auto's plan:<") != std::string::npos);
 }
 
 TEST_CASE("sweep --strategy auto draws auto's plan over stream-k's as a third curve, each marker naming the plan") {

@@ -297,6 +297,14 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, either lying
             (paged ? on_index.kv.block_table : on_index.kv.cu_seqlens) = arena.data();
             on_index.lse.data = reinterpret_cast<float*>(arena.data());
             CHECK_THAT(refused(on_index), Catch::Contains(paged ? "softmax_lse (overlaps block_table" : "softmax_lse (overlaps cu_seqlens"));
+            if (paged) {  // a capacity short of its last block still reaches it: ⌈capacity / block_size⌉ entries a row
+                DecodeTensors short_capacity = on_index;
+                short_capacity.kv.capacity -= 5;
+                REQUIRE(short_capacity.kv.capacity % short_capacity.kv.block_size != 0);
+                const std::int64_t last = (p.batch - 1) * base.kv.block_table_stride + (short_capacity.kv.capacity - 1) / base.kv.block_size;
+                short_capacity.lse.data = reinterpret_cast<float*>(arena.data() + last);
+                CHECK_THAT(refused(short_capacity), Catch::Contains("softmax_lse (overlaps block_table"));
+            }
         }
         // A workspace on anything the run reads: it writes its tables and partials there while it reads them.
         std::vector<std::byte> shared(workspace.size() + 4096);

@@ -155,6 +155,13 @@ TEST_CASE("plan_runs remakes each run's plan with the kernel's CTAs per SM and s
     CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::differ});
     wide.gpu_slots = 132;
     CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::exact});
+    // 228 slots (114 SMs x 2) would also take it in two waves, of other CTAs (228 + 28 against 132 + 124): not exact.
+    wide.gpu_slots = 228;
+    CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::differ});
+    // A grid that fits at once in both is one wave either way.
+    wide.problem = decode_shape(4, 32, 32, 128, 4096);
+    wide.grid = 128;
+    CHECK(sim::plan_runs({wide}, device, truth).waves == std::vector<W>{W::exact});
     // predict_us: the same on one thread as on every core, and each the plan's simulated makespan.
     const std::vector<double> all = sim::predict_us(planned, truth), one = sim::predict_us(planned, truth, 1);
     CHECK(all == one);
