@@ -60,17 +60,18 @@ void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_se
 void require_host_lengths_equal(const leanattn_plan* plan, const leanattn_tensors* tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens) {
     if (plan->device != LEANATTN_DEVICE_CPU || tensors == nullptr) return;  // a NULL tensors is refused by the run
     const std::int64_t batch = plan->schedule.problem.batch;
+    // Named as every other message names the arrays (the Python API's names), with the C field beside.
     const auto compare = [&](const std::int32_t* host, const std::int32_t* given, std::int64_t n, const char* host_name, const char* name) {
         if (host == nullptr || given == nullptr) return;
         for (std::int64_t i = 0; i < n; ++i) {
             if (host[i] != given[i]) {
-                throw InputError(host_name, "differs from tensors." + std::string(name) + " at [" + std::to_string(i) + "]: " + std::to_string(host[i]) +
+                throw InputError(host_name, "differs from " + std::string(name) + " at [" + std::to_string(i) + "]: " + std::to_string(host[i]) +
                                                 " against " + std::to_string(given[i]) + " (the two must hold the same lengths)");
             }
         }
     };
-    compare(host_seqlens, tensors->seqlens, batch, "host_seqlens", "seqlens");
-    if (tensors->kv.layout == LEANATTN_KV_RAGGED) compare(host_cu_seqlens, tensors->kv.cu_seqlens, batch + 1, "host_cu_seqlens", "kv.cu_seqlens");
+    compare(host_seqlens, tensors->seqlens, batch, "host_seqlens", "cache_seqlens (tensors.seqlens)");
+    if (tensors->kv.layout == LEANATTN_KV_RAGGED) compare(host_cu_seqlens, tensors->kv.cu_seqlens, batch + 1, "host_cu_seqlens", "cu_seqlens (tensors.kv.cu_seqlens)");
 }
 
 // One decode step of any kind: `gpu` for a CUDA plan; for a CPU one the tensors checked, the work limit at this step's

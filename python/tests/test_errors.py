@@ -202,7 +202,7 @@ def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(
     host = torch.tensor([64, 8], dtype=torch.int32)
     status = L.lib.leanattn_run_host_lengths(plan._plan, ctypes.byref(tensors), host.data_ptr(), None, plan.workspace.data_ptr(),
                                              plan.workspace.numel(), None, 1)
-    raises(ValueError, "host_seqlens (differs from tensors.seqlens at [1]: 8 against 9", lambda: L.check(status))
+    raises(ValueError, "host_seqlens (differs from cache_seqlens (tensors.seqlens) at [1]: 8 against 9", lambda: L.check(status))
     assert (out == 7.0).all()  # nothing written
     host[1] = 9
     L.check(L.lib.leanattn_run_host_lengths(plan._plan, ctypes.byref(tensors), host.data_ptr(), None, plan.workspace.data_ptr(),
