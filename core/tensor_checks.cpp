@@ -99,7 +99,9 @@ ByteRange head_tensor_bytes(const Problem& p, const HeadTensor& h, DType dtype) 
 // element. Strides that nest (each at least the one below times its extent, the smallest at least a row: every layout
 // a tensor library makes) keep rows apart, found at once. Otherwise two dimensions a and b (one index apart along
 // each) collide where |m · stride_a − k · stride_b| < row for some 0 < m < extent_a, 0 < k < extent_b, which is
-// searched along the shorter of the two; rows that meet only through all three dimensions at once are not looked for.
+// searched along the shorter of the two; then rows that meet only through all three dimensions at once, where the two
+// shorter dimensions' index pairs number at most 2^20 (past that, as for a pair's 2^20 steps, the search stops: run()
+// checks every step, and no tensor library makes such strides).
 bool rows_overlap(std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t row) {
     // (stride, extent) of the dimensions with two indices or more: on the stack, as run() checks every step
     std::array<std::pair<std::int64_t, std::int64_t>, 3> dims{};
@@ -128,6 +130,29 @@ bool rows_overlap(std::initializer_list<std::pair<std::int64_t, std::int64_t>> e
                     if (k < 1) continue;
                     const std::int64_t there = saturating::mul(k, sb);
                     if ((at > there ? at - there : there - at) < row) return true;
+                }
+            }
+        }
+    }
+    if (n == 3) {
+        // i · s_a + j · s_b + k · s_c within a row of 0, every index non-zero (one of them 0 is a pair, above); i > 0
+        // where the whole sum is negated. The two dimensions of fewest indices are enumerated, the third solved for.
+        std::array<std::pair<std::int64_t, std::int64_t>, 3> by_extent = {dims[0], dims[1], dims[2]};
+        std::sort(by_extent.begin(), by_extent.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+        const auto& [sa, ea] = by_extent[0];
+        const auto& [sb, eb] = by_extent[1];
+        const auto& [sc, ec] = by_extent[2];
+        if (saturating::mul(ea - 1, 2 * (eb - 1)) > (std::int64_t{1} << 20)) return false;
+        for (std::int64_t i = 1; i < ea; ++i) {
+            for (std::int64_t j = -(eb - 1); j < eb; ++j) {
+                if (j == 0) continue;
+                const std::int64_t v = saturating::add(saturating::mul(i, sa), j > 0 ? saturating::mul(j, sb) : -saturating::mul(-j, sb));
+                // k with |v + k · s_c| < row, 0 < |k| < extent_c: the multiples of s_c nearest −v.
+                const std::int64_t nearest = v / sc;
+                for (const std::int64_t k : {-nearest, -nearest - 1, -nearest + 1}) {
+                    if (k == 0 || k <= -ec || k >= ec) continue;
+                    const std::int64_t at = saturating::add(v, k > 0 ? saturating::mul(k, sc) : -saturating::mul(-k, sc));
+                    if ((at < 0 ? -at : at) < row) return true;
                 }
             }
         }

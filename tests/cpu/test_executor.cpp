@@ -254,10 +254,11 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, either lying
             return std::string("ran");
         };
         // out's rows on each other: a stride of 0, one shorter than a row, the token and head strides swapped with a
-        // token's stride left at one row (token 1 of a head is the next head's row), strides counted in bytes / 4.
+        // token's stride left at one row (token 1 of a head is the next head's row), strides counted in bytes / 4, and
+        // strides no two of which meet while all three do (request 1's token 1 of head 0 is request 0's head 1: 16 + 32 = 48).
         const DecodeTensors base = t.view();
         for (const auto& [batch, token, head] : std::initializer_list<std::array<std::int64_t, 3>>{
-                 {128, 64, 0}, {128, 64, 8}, {128, 16, 16}, {32, 16, 4}}) {
+                 {128, 64, 0}, {128, 64, 8}, {128, 16, 16}, {32, 16, 4}, {16, 32, 48}}) {
             CAPTURE(batch, token, head);
             DecodeTensors view = base;
             view.o.stride_batch = batch, view.o.stride_token = token, view.o.stride_head = head;
