@@ -501,7 +501,7 @@ std::string schedule_headline(const Schedule& s) {
     t << strategy_name(s.strategy);
     if (s.strategy == Strategy::stream_k) t << " (" << stream_k_rule_name(s.stream_k_rule) << ", snap " << s.snap << ")";
     t << " on " << s.device.name << " (" << s.device.sms << " SMs \u00d7 " << s.device.ctas_per_sm << " CTA/SM): grid "
-      << s.grid << ", " << s.launches << (s.launches == 1 ? " launch, " : " launches, ") << s.total_tiles << " LeanTiles";
+      << grouped(s.grid) << ", " << s.launches << (s.launches == 1 ? " launch, " : " launches, ") << grouped(s.total_tiles) << " LeanTiles";
     return t.str();
 }
 

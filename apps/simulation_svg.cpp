@@ -69,7 +69,9 @@ std::string fmt(const char* format, double v) {
 std::string panel_title(const SimulationReport& report, const sim::SimResult& r) {
     // auto's plan is the report's first: say what chose it (its occupancy is the kernel model's CTAs per SM).
     const std::string chooser = &r == &report.results.front() ? auto_chooser(report.auto_choice) : std::string();
-    std::string title = (chooser.empty() ? "" : chooser + " chose ") + std::string(strategy_name(r.strategy)) + ": makespan " + fmt("%.1f", r.makespan_ns / 1e3) + " us, occupancy " +
+    const TimeUnit unit = time_unit_for(r.makespan_ns);
+    std::string title = (chooser.empty() ? "" : chooser + " chose ") + std::string(strategy_name(r.strategy)) + ": makespan " +
+                        fmt("%.1f", r.makespan_ns / unit.ns_per_unit) + " " + unit.name + ", occupancy " +
                         fmt("%.1f", 100.0 * r.occupancy()) + "%, grid " + std::to_string(r.grid) + ", " + std::to_string(r.launches) +
                         (r.launches == 1 ? " launch" : " launches");
     if (r.strategy == Strategy::fixed_split) title += ", " + std::to_string(r.splits) + (r.splits == 1 ? " split" : " splits");
@@ -243,13 +245,14 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     draw_legend(svg, legend, legend_top);
     // Vertical grid lines across every panel, labelled once at the bottom.
     const double bottom = top + panels - panel_gap + 6;
-    for (double tick : nice_ticks(0.0, longest / 1e3)) {
-        const double x = left + tick * 1e3 * x_scale;
+    const TimeUnit unit = time_unit_for(longest);
+    for (double tick : nice_ticks(0.0, longest / unit.ns_per_unit)) {
+        const double x = left + tick * unit.ns_per_unit * x_scale;
         svg.line(x, top, x, bottom, "#e6e6e6", 1.0);
         svg.line(x, bottom, x, bottom + 5, "#333", 1.0);
         svg.text(x, bottom + 18, SvgWriter::num(tick), 11, "middle");
     }
-    svg.text(left + (width - left - right) / 2, bottom + 34, "time (us) from the first launch; red line = makespan", 12, "middle");
+    svg.text(left + (width - left - right) / 2, bottom + 34, std::string("time (") + unit.name + ") from the first launch; red line = makespan", 12, "middle");
     double y = top;
     for (const sim::SimResult& r : report.results) {
         draw_panel(svg, report, r, y, x_scale);

@@ -83,6 +83,23 @@ inline const char* const waiting_pattern =
     "<pattern id=\"waiting\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
     "<rect width=\"6\" height=\"6\" fill=\"#d9d9d9\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8c8c8c\" stroke-width=\"2\"/></pattern>";
 
+// Times as a picture prints them: µs below 10 ms, ms from there ("180.1 ms", not "180079.5 us").
+struct TimeUnit {
+    double ns_per_unit;
+    const char* name;
+};
+inline TimeUnit time_unit_for(double longest_ns) { return longest_ns >= 1e7 ? TimeUnit{1e6, "ms"} : TimeUnit{1e3, "us"}; }
+
+// A count with thousands separators: 8,388,608.
+inline std::string grouped(std::int64_t n) {
+    std::string digits = std::to_string(n < 0 ? -n : n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (n < 0 ? "-" : "") + out;
+}
+
 class SvgWriter {
 public:
     SvgWriter(double width, double height) : width_(width), height_(height) {}

@@ -401,6 +401,17 @@ TEST_CASE("simulate colours K/V streaming by request as schedule does, and SM st
     CHECK(r.out.find("<title>b9 h") != std::string::npos);
 }
 
+TEST_CASE("long simulations read in ms, and large counts with thousands separators") {
+    const auto sim = run_leanattn("simulate --model llama-3-8b --batch 4096 --ctx 4096 --kernel leanattn-h100 --strategy no-split --format svg");
+    REQUIRE(sim.exit_code == 0);
+    CHECK(sim.out.find("time (ms) from the first launch") != std::string::npos);
+    CHECK(sim.out.find(" ms, occupancy") != std::string::npos);
+    const auto plan = run_leanattn("schedule --model llama-3-8b --batch 64 --ctx 131072 --format svg");
+    REQUIRE(plan.exit_code == 0);
+    CHECK(plan.out.find("524,288 LeanTiles") != std::string::npos);  // 64 x 8 outputs of 1,024
+    CHECK(run_leanattn("simulate --model llama-3-8b --batch 8 --ctx 4096 --format svg").out.find("time (us) from the first launch") != std::string::npos);
+}
+
 TEST_CASE("simulate's legend lists only the states its panels show") {
     const std::string problem = " --model llama-3-8b --batch 4 --ctx 500,8000,1200,30000 --format svg";
     const auto alone = run_leanattn("simulate --strategy no-split" + problem);  // one launch, no partials, no waits
