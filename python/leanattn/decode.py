@@ -51,6 +51,15 @@ def _require_no_empty_dim(name, t, dims):
         _require(size > 0, ValueError, f"{name}: its {dim} dimension is 0 (shape {tuple(t.shape)})")
 
 
+def _check_run(status):
+    """L.check for a step, naming the LSE as run() takes it (lse=): the library names it softmax_lse, as
+    flash_attn_with_kvcache returns it."""
+    try:
+        L.check(status)
+    except ValueError as e:
+        raise ValueError(str(e).replace("softmax_lse", "lse")) from None
+
+
 def _scale_for_c(softmax_scale):
     """softmax_scale as the C ABI takes it, 0 for the default 1/sqrt(head_dim) (None)."""
     if softmax_scale is None:
@@ -293,12 +302,12 @@ class DecodePlan:
         tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, out, lse, scale)
         stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
         if staged:
-            L.check(L.lib.leanattn_run_staged(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+            _check_run(L.lib.leanattn_run_staged(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
         elif host_lengths is not None and q.is_cuda:
-            L.check(L.lib.leanattn_run_host_lengths(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
-                                               self.workspace.numel(), stream, 0))
+            _check_run(L.lib.leanattn_run_host_lengths(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
+                                                  self.workspace.numel(), stream, 0))
         else:
-            L.check(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+            _check_run(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
         return (out, lse) if want_lse else out
 
     def stage(self, q, k_cache, v_cache, cache_seqlens, block_table=None, *, host_seqlens):

@@ -210,3 +210,13 @@ def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(
     assert torch.equal(out, plan.run(q, k, v, lengths, table))
     raises(ValueError, "bytes (is NULL", lambda: L.check(L.lib.leanattn_plan_workspace_bytes(plan._plan, None)))
     raises(ValueError, "json (is NULL", lambda: L.check(L.lib.leanattn_plan_json(plan._plan, None)))
+
+
+def test_a_refused_lse_is_named_as_run_takes_it(case):
+    # The library names the LSE softmax_lse (flash_attn_with_kvcache's name for what it returns); run() takes lse=.
+    q, k, v, table, lengths = case
+    q32, k32, v32 = q.float(), k.float(), v.float()
+    plan = leanattn.DecodePlan(q32, k32, v32, table)
+    out = torch.empty_like(q32)
+    on_out = out.view(-1)[: 2 * 4 * 1].view(2, 4, 1)  # the LSE's 8 floats on out's first row
+    raises(ValueError, "lse (overlaps out", lambda: plan.run(q32, k32, v32, lengths, table, out=out, lse=on_out))
