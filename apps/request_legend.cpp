@@ -48,30 +48,50 @@ void draw_request_swatch(SvgWriter& svg, const Problem& p, std::int64_t request,
              "class=\"legend-request\" data-request=\"" + std::to_string(request) + "\" stroke=\"#bbb\" stroke-width=\"0.5\"");
 }
 
-int draw_request_legend(SvgWriter& svg, const Problem& p, double left, double right, double y0, double row) {
-    const std::vector<RequestLegendEntry> entries = request_legend_entries(p);
+namespace {
+
+struct Placed {
+    double x;
+    int row;
+};
+
+// Where each entry goes: rows of one palette cycle where they fit, else flowed and wrapped at `right`.
+std::vector<Placed> place(const std::vector<RequestLegendEntry>& entries, double left, double right) {
     const std::size_t columns = request_palette.size();
     double column_w = 0;
     for (const RequestLegendEntry& e : entries) column_w = std::max(column_w, entry_width(e));
     const bool grid = left + column_w * static_cast<double>(columns) <= right;
+    std::vector<Placed> at;
     double x = left;
-    int rows = 0;
+    int row = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        double at = x;
-        int r = rows;
         if (grid) {
-            at = left + column_w * static_cast<double>(i % columns), r = static_cast<int>(i / columns);
-        } else {
-            if (x > left && x + entry_width(entries[i]) > right) x = left, ++rows;
-            at = x, r = rows;
-            x += entry_width(entries[i]);
+            at.push_back({left + column_w * static_cast<double>(i % columns), static_cast<int>(i / columns)});
+            continue;
         }
-        const double y = y0 + row * r;
-        draw_request_swatch(svg, p, entries[i].request, at, y);
-        svg.text(at + request_swatch_width + text_gap, y, entries[i].text, font, "start", "fill=\"#222\"");
-        rows = std::max(rows, r);
+        if (x > left && x + entry_width(entries[i]) > right) x = left, ++row;
+        at.push_back({x, row});
+        x += entry_width(entries[i]);
     }
-    return entries.empty() ? 0 : rows + 1;
+    return at;
+}
+
+}  // namespace
+
+int request_legend_rows(const Problem& p, double left, double right) {
+    const std::vector<Placed> at = place(request_legend_entries(p), left, right);
+    return at.empty() ? 0 : at.back().row + 1;
+}
+
+int draw_request_legend(SvgWriter& svg, const Problem& p, double left, double right, double y0, double row) {
+    const std::vector<RequestLegendEntry> entries = request_legend_entries(p);
+    const std::vector<Placed> at = place(entries, left, right);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const double y = y0 + row * at[i].row;
+        draw_request_swatch(svg, p, entries[i].request, at[i].x, y);
+        svg.text(at[i].x + request_swatch_width + text_gap, y, entries[i].text, font, "start", "fill=\"#222\"");
+    }
+    return at.empty() ? 0 : at.back().row + 1;
 }
 
 }  // namespace leanattn::app

@@ -27,7 +27,9 @@ inline constexpr double request_swatch_width = 24;
 void draw_request_swatch(SvgWriter& svg, const Problem& problem, std::int64_t request, double x, double baseline);
 
 // The entries in rows of one palette cycle (requests sharing a hue share a column), or flowed where such a row would
-// not fit between `left` and `right`; the first row's baseline at y0, rows `row` apart. Returns the rows drawn.
+// not fit between `left` and `right`; the first row's baseline at y0, rows `row` apart. Returns the rows drawn, which
+// request_legend_rows tells before drawing (a picture's height depends on them).
 int draw_request_legend(SvgWriter& svg, const Problem& problem, double left, double right, double y0, double row);
+int request_legend_rows(const Problem& problem, double left, double right);
 
 }  // namespace leanattn::app

@@ -360,27 +360,19 @@ void draw_background(SvgWriter& svg, const Times& T, const Frame& f) {
 }
 
 
-// The legend: the requests first, each with its heads' shades, one palette cycle to a row so that requests
-// sharing a hue share a column; then only the marks the picture holds.
-enum class Swatch { shades, fill, host_flag, host_tick, arrow, empty, none };
+// The legend's marks (the requests' part is request_legend.hpp's): only those the picture holds.
+enum class Swatch { fill, host_flag, host_tick, arrow, empty, none };
 struct LegendItem {
     Swatch swatch = Swatch::fill;
     std::string fill, text, cls;
-    std::int64_t request = 0;  // Swatch::shades: whose shades
 };
 
-constexpr double swatch_w = request_swatch_width, swatch_text_gap = 6;
+constexpr double swatch_text_gap = 6;
 
 const std::string defs =
     "<defs>" + std::string(waiting_pattern) +
     "<marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
     "<path d=\"M0 0L10 5L0 10z\" fill=\"#1a1a1a\"/></marker></defs>";
-
-std::vector<LegendItem> request_items(const Problem& p) {
-    std::vector<LegendItem> items;
-    for (RequestLegendEntry& e : request_legend_entries(p)) items.push_back({Swatch::shades, {}, std::move(e.text), "legend-request", e.request});
-    return items;
-}
 
 std::vector<LegendItem> mark_items(const Schedule& s, const ScheduleTable& t, const Times& T, const Frame& f, bool arrows) {
     std::vector<LegendItem> items;
@@ -413,52 +405,33 @@ std::vector<LegendItem> mark_items(const Schedule& s, const ScheduleTable& t, co
 constexpr double legend_row = 20;
 
 double item_width(const LegendItem& item) {
-    const double swatch = item.swatch == Swatch::none ? 0 : (item.swatch == Swatch::shades ? swatch_w : 16) + swatch_text_gap;
+    const double swatch = item.swatch == Swatch::none ? 0 : 16 + swatch_text_gap;
     return swatch + 0.52 * 11.5 * static_cast<double>(item.text.size()) + 20;
 }
 
-struct LegendLayout {
-    std::vector<std::pair<double, int>> at;  // each item's (x, row)
-    int rows = 0;
-};
-
-// Requests in a grid of one palette cycle per row (flowed instead if a row would not fit); then the marks,
-// flowed left to right from a new row, wrapping at the plot's width.
-LegendLayout legend_layout(const std::vector<LegendItem>& requests, const std::vector<LegendItem>& marks) {
-    LegendLayout L;
-    const std::size_t columns = request_palette.size();
-    double column_w = 0;
-    for (const LegendItem& item : requests) column_w = std::max(column_w, item_width(item));
-    const bool grid = left + column_w * static_cast<double>(columns) <= width - right;
+// The marks flowed left to right, wrapping at the plot's width: each one's (x, row), rows counted from the first
+// under the requests' (request_legend.hpp).
+std::vector<std::pair<double, int>> marks_layout(const std::vector<LegendItem>& marks) {
+    std::vector<std::pair<double, int>> at;
     double x = left;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (grid) {
-            L.at.emplace_back(left + column_w * static_cast<double>(i % columns), static_cast<int>(i / columns));
-            continue;
-        }
-        if (x > left && x + item_width(requests[i]) > width - right) x = left, ++L.rows;
-        L.at.emplace_back(x, L.rows);
-        x += item_width(requests[i]);
-    }
-    L.rows = requests.empty() ? 0 : L.at.back().second + 1;
-    x = left;
+    int row = 0;
     for (const LegendItem& item : marks) {
-        if (x > left && x + item_width(item) > width - right) x = left, ++L.rows;
-        L.at.emplace_back(x, L.rows);
+        if (x > left && x + item_width(item) > width - right) x = left, ++row;
+        at.emplace_back(x, row);
         x += item_width(item);
     }
-    if (!marks.empty()) ++L.rows;
-    return L;
+    return at;
 }
 
-void draw_legend_item(SvgWriter& svg, const Problem& p, const LegendItem& item, double x, double y) {
+// Rows of the whole legend: the requests' and the marks'.
+int legend_rows(const Problem& p, const std::vector<LegendItem>& marks) {
+    return request_legend_rows(p, left, width - right) + (marks.empty() ? 0 : marks_layout(marks).back().second + 1);
+}
+
+void draw_legend_item(SvgWriter& svg, const LegendItem& item, double x, double y) {
     const std::string cls = "class=\"" + item.cls + "\"";
     double text_x = x + 16 + swatch_text_gap;
     switch (item.swatch) {
-        case Swatch::shades:
-            draw_request_swatch(svg, p, item.request, x, y);
-            text_x = x + swatch_w + swatch_text_gap;
-            break;
         case Swatch::fill:
             svg.rect(x, y - 10, 16, 12, item.fill, {}, cls + " stroke=\"#bbb\" stroke-width=\"0.5\"");
             break;
@@ -482,12 +455,12 @@ void draw_legend_item(SvgWriter& svg, const Problem& p, const LegendItem& item, 
     svg.text(text_x, y, item.text, 11.5, "start", "fill=\"#222\"" + std::string(item.swatch == Swatch::none ? " " + cls : ""));
 }
 
-void draw_legend(SvgWriter& svg, const Problem& p, const std::vector<LegendItem>& requests, const std::vector<LegendItem>& marks, double y0) {
-    const LegendLayout L = legend_layout(requests, marks);
-    for (std::size_t i = 0; i < requests.size() + marks.size(); ++i) {
-        const LegendItem& item = i < requests.size() ? requests[i] : marks[i - requests.size()];
-        draw_legend_item(svg, p, item, L.at[i].first, y0 + legend_row * L.at[i].second);
-    }
+// The requests first, each with its heads' shades, one palette cycle to a row so that requests sharing a hue share a
+// column (request_legend.hpp, as simulate draws them); then only the marks the picture holds.
+void draw_legend(SvgWriter& svg, const Problem& p, const std::vector<LegendItem>& marks, double y0) {
+    const int request_rows = draw_request_legend(svg, p, left, width - right, y0, legend_row);
+    const auto at = marks_layout(marks);
+    for (std::size_t i = 0; i < marks.size(); ++i) draw_legend_item(svg, marks[i], at[i].first, y0 + legend_row * (request_rows + at[i].second));
 }
 
 }  // namespace
@@ -527,10 +500,10 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     // One lane per SM only: between lanes of one SM there is no gap for an arrow to run in.
     const bool merges = std::any_of(T.ctas.begin(), T.ctas.end(), [](const CtaTimes& c) { return c.peers > 0; });
     const bool arrows = merges && s.grid <= max_arrow_grid && f.lanes == 1 && f.lane_h >= 10;
-    const std::vector<LegendItem> requests = request_items(s.problem), marks = mark_items(s, t, T, f, arrows);
+    const std::vector<LegendItem> marks = mark_items(s, t, T, f, arrows);
     const double legend_top = top + f.plot_h() + 66;
 
-    SvgWriter svg(width, legend_top + legend_row * legend_layout(requests, marks).rows + 8);
+    SvgWriter svg(width, legend_top + legend_row * legend_rows(s.problem, marks) + 8);
     svg.raw(defs);
     svg.text(left, 24, (chosen_by.empty() ? "" : chosen_by + " chose ") + schedule_headline(s), 16, "start", "font-weight=\"bold\"");
     svg.text(left, 44, schedule_problem_line(s), 12.5, "start", "fill=\"#333\"");
@@ -550,7 +523,7 @@ void write_schedule_svg(std::ostream& out, const Schedule& s, const ScheduleTabl
     if (arrows) draw_arrows(svg, t, T, f);
     if (!f.labels() && s.problem.batch > 1) draw_request_labels(svg, s, t, T, f);
     draw_axis(svg, s, T, f);
-    draw_legend(svg, s.problem, requests, marks, legend_top);
+    draw_legend(svg, s.problem, marks, legend_top);
     svg.write(out);
 }
 

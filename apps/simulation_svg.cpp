@@ -233,8 +233,7 @@ void write_simulation_svg(std::ostream& out, const SimulationReport& report) {
     const std::vector<LegendEntry> legend = legend_entries(report, ticks);
     // The requests' hues first, named as `schedule` names them, then the SM states.
     const double requests_top = 64.0;
-    SvgWriter measure(0, 0);  // how many rows the requests take, drawn nowhere
-    const int request_rows = draw_request_legend(measure, report.problem, left, width - right, requests_top, legend_row);
+    const int request_rows = request_legend_rows(report.problem, left, width - right);
     const double legend_top = requests_top + legend_row * request_rows, top = legend_top + legend_height(legend) + 4;
     const double axis = 40.0;
     SvgWriter svg(width, top + panels + axis);

@@ -333,8 +333,7 @@ void write_trace_comparison_svg(std::ostream& out, const TraceComparison& c) {
     }
     // Heading, then the requests' hues (as `schedule` and `simulate` colour them), then the marks.
     constexpr double legend_row = 18.0, requests_top = 62.0;
-    SvgWriter measure(0, 0);
-    const int request_rows = draw_request_legend(measure, p, left, left + plot_w, requests_top, legend_row);
+    const int request_rows = request_legend_rows(p, left, left + plot_w);
     const double marks_top = requests_top + legend_row * request_rows, top = marks_top + 2 * legend_row + 24;
     double height = top;
     for (const double h : half_h) height += 2 * h + sub_gap + panel_gap;
