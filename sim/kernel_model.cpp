@@ -65,15 +65,24 @@ int kernel_path(const Problem& p) {
     }
 }
 
+int costed_path(const Problem& p) {
+    Problem padded = p;
+    for (const std::int64_t d : {64, 96, 128, 256}) {
+        padded.head_dim = d;
+        if (p.head_dim <= d) break;
+    }
+    return kernel_path(padded);
+}
+
 ComputeCost::ComputeCost(const KernelModel& kernel, const Problem& problem, std::int64_t bytes_per_element)
     : kernel_(kernel), rows_(static_cast<double>(padded_rows(kernel, problem.block_rows(), problem.head_dim))), head_dim_(static_cast<double>(problem.head_dim)),
-      token_bytes_(static_cast<double>(problem.head_dim * 2 * bytes_per_element)), path_(kernel_path(problem)) {}
+      token_bytes_(static_cast<double>(problem.head_dim * 2 * bytes_per_element)), path_(costed_path(problem)) {}
 
 double ComputeCost::ns(double tokens) const {
     const double scores = rows_ * tokens;
     const double kb = tokens * token_bytes_ / 1024.0;
     return scores / 1024.0 * kernel_.compute_ns_per_kscore + 2.0 * scores * head_dim_ / 1e6 * kernel_.compute_ns_per_mmac +
-           (path_ >= 0 ? kb * kernel_.cta_ns_per_kb_by_path[path_] : 0.0);
+           kb * kernel_.cta_ns_per_kb_by_path[path_];
 }
 
 double compute_ns(const KernelModel& kernel, const Problem& problem, double tokens, std::int64_t bytes_per_element) {

@@ -130,6 +130,11 @@ std::int64_t padded_rows(const KernelModel& kernel, std::int64_t rows, std::int6
 inline constexpr const char* kernel_path_names[KernelModel::path_count] = {"d64", "d64_1row", "d96", "d128", "d128_1row", "d256", "d256_1row"};
 // The path index of `problem` (−1 for a head dim the kernel has no path for).
 int kernel_path(const Problem& problem);
+// The path whose per-KiB cost `problem` is charged: its own, or for a head dim the kernel has no path for (a CPU plan
+// weighed under a GPU kernel's model, a what-if in `simulate`) the next larger head dim's (d 100 is costed as d 128,
+// one-row paths alike; beyond 256, as 256), so that no head dim is predicted free of that cost or faster than a larger
+// one for want of a path.
+int costed_path(const Problem& problem);
 // A CTA's own time (compute and the path's per-KiB cost, overlapped with its loads) for `tokens` tokens of
 // one output tile of `problem` whose K and V elements weigh `bytes_per_element`, in ns.
 double compute_ns(const KernelModel& kernel, const Problem& problem, double tokens, std::int64_t bytes_per_element);

@@ -15,6 +15,7 @@
 #include "random_problems.hpp"
 #include "sim/cta_program.hpp"
 #include "sim/kernel_model.hpp"
+#include "sim/makespan.hpp"
 #include "sim/simulation.hpp"
 #include "sim_fixtures.hpp"
 
@@ -120,6 +121,33 @@ TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len
     CHECK(path(2, 256, 1) == index("d256"));
     CHECK(path(1, 80, 1) == -1);
     CHECK(path(4, 32, 1) == -1);
+    // Costed as the next larger head dim the kernel has (one-row paths alike), beyond 256 as 256.
+    const auto costed = [](std::int64_t q_heads, std::int64_t head_dim, std::int64_t q_len) { return sim::costed_path(one_output(q_heads, head_dim, 100, q_len)); };
+    CHECK(costed(4, 32, 1) == index("d64"));
+    CHECK(costed(1, 80, 1) == index("d96"));
+    CHECK(costed(8, 100, 1) == index("d128"));
+    CHECK(costed(1, 100, 1) == index("d128_1row"));
+    CHECK(costed(8, 160, 1) == index("d256"));
+    CHECK(costed(8, 512, 1) == index("d256"));
+    CHECK(costed(8, 128, 1) == path(8, 128, 1));
+}
+
+TEST_CASE("under a GPU kernel's model a head dim without a path of its own pays the next larger one's per-KiB cost") {
+    const DeviceSpec device = app::load_device("h100-sxm");
+    const sim::KernelModel kernel = app::load_kernel("leanattn-h100", device);
+    const auto us = [&](std::int64_t head_dim, const sim::KernelModel& k) {
+        PlanOptions o;
+        o.strategy = Strategy::no_split;
+        const Schedule plan = make_schedule(one_output(8, head_dim, 8192, 1), sim::device_for_kernel(device, k), o);
+        return sim::simulated_makespan_ns(plan, k, 2) / 1e3;
+    };
+    for (const auto& [head_dim, padded] : {std::pair{100, 128}, std::pair{112, 128}, std::pair{160, 256}, std::pair{80, 96}}) {
+        CAPTURE(head_dim);
+        sim::KernelModel free_path = kernel;  // the same kernel without the path's cost: what such head dims were charged
+        free_path.cta_ns_per_kb_by_path[sim::costed_path(one_output(8, head_dim, 8192, 1))] = 0.0;
+        CHECK(us(head_dim, kernel) > us(head_dim, free_path));  // (overlapped with the loads, so by little where they dominate)
+        CHECK(us(head_dim, kernel) <= us(padded, kernel));  // fewer bytes than the padded head dim, at its cost per byte
+    }
 }
 
 TEST_CASE("compute_ns adds the scores, the multiply-adds and the path's per-KiB cost, with padded rows") {
