@@ -103,33 +103,27 @@ TEST_CASE("padded_rows: one row runs on CUDA cores except at d96, more rows pad 
     CHECK(sim::padded_rows(exact, 71, 128) == 71);
 }
 
-TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len x group is 1") {
-    const auto path = [](std::int64_t q_heads, std::int64_t head_dim, std::int64_t q_len) { return sim::kernel_path(one_output(q_heads, head_dim, 100, q_len)); };
+TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len x group is 1, and costed_path the next larger where none") {
     const auto index = [](const char* name) {
         return static_cast<int>(std::find_if(std::begin(sim::kernel_path_names), std::end(sim::kernel_path_names),
                                              [&](const char* n) { return std::string(n) == name; }) -
                                 std::begin(sim::kernel_path_names));
     };
-    CHECK(path(1, 64, 1) == index("d64_1row"));
-    CHECK(path(4, 64, 1) == index("d64"));
-    CHECK(path(1, 64, 2) == index("d64"));
-    CHECK(path(1, 96, 1) == index("d96"));
-    CHECK(path(8, 96, 1) == index("d96"));
-    CHECK(path(1, 128, 1) == index("d128_1row"));
-    CHECK(path(8, 128, 1) == index("d128"));
-    CHECK(path(1, 256, 1) == index("d256_1row"));
-    CHECK(path(2, 256, 1) == index("d256"));
-    CHECK(path(1, 80, 1) == -1);
-    CHECK(path(4, 32, 1) == -1);
-    // Costed as the next larger head dim the kernel has (one-row paths alike), beyond 256 as 256.
-    const auto costed = [](std::int64_t q_heads, std::int64_t head_dim, std::int64_t q_len) { return sim::costed_path(one_output(q_heads, head_dim, 100, q_len)); };
-    CHECK(costed(4, 32, 1) == index("d64"));
-    CHECK(costed(1, 80, 1) == index("d96"));
-    CHECK(costed(8, 100, 1) == index("d128"));
-    CHECK(costed(1, 100, 1) == index("d128_1row"));
-    CHECK(costed(8, 160, 1) == index("d256"));
-    CHECK(costed(8, 512, 1) == index("d256"));
-    CHECK(costed(8, 128, 1) == path(8, 128, 1));
+    struct Case {
+        std::int64_t q_heads, head_dim, q_len;
+        const char* path;    // the kernel's own (nullptr: none)
+        const char* costed;  // whose per-KiB cost it pays: its own, else the next larger head dim's, beyond 256 256's
+    };
+    for (const Case& c : {Case{1, 64, 1, "d64_1row", "d64_1row"}, Case{4, 64, 1, "d64", "d64"}, Case{1, 64, 2, "d64", "d64"}, Case{1, 96, 1, "d96", "d96"},
+                          Case{8, 96, 1, "d96", "d96"}, Case{1, 128, 1, "d128_1row", "d128_1row"}, Case{8, 128, 1, "d128", "d128"},
+                          Case{1, 256, 1, "d256_1row", "d256_1row"}, Case{2, 256, 1, "d256", "d256"}, Case{4, 32, 1, nullptr, "d64"},
+                          Case{1, 80, 1, nullptr, "d96"}, Case{8, 100, 1, nullptr, "d128"}, Case{1, 100, 1, nullptr, "d128_1row"},
+                          Case{8, 160, 1, nullptr, "d256"}, Case{8, 512, 1, nullptr, "d256"}}) {
+        CAPTURE(c.q_heads, c.head_dim, c.q_len);
+        const Problem p = one_output(c.q_heads, c.head_dim, 100, c.q_len);
+        CHECK(sim::kernel_path(p) == (c.path == nullptr ? -1 : index(c.path)));
+        CHECK(sim::costed_path(p) == index(c.costed));
+    }
 }
 
 TEST_CASE("under a GPU kernel's model a head dim without a path of its own pays the next larger one's per-KiB cost") {
