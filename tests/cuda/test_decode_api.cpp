@@ -34,6 +34,16 @@ std::vector<T> download(const void* device, std::size_t count) {
     return host;
 }
 
+// One run() of `plan` on `view` with out and lse poisoned first (a kernel that skipped a row cannot pass), its outputs
+// read back into `host`.
+void run_to_host(const Schedule& plan, const DecodeTensors& view, const cuda::DeviceBuffer& workspace, cuda::DeviceTensors& tensors,
+                 cuda::HostTensors& host, const cuda::Stream& stream) {
+    tensors.poison_outputs(stream.get());
+    cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get());
+    stream.synchronize();
+    tensors.outputs_to_host(host);
+}
+
 std::size_t free_device_memory() {
     std::size_t free = 0, total = 0;
     cuda::check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
@@ -300,10 +310,7 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
         CAPTURE(strategy_name(strategy));
         const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
-        tensors.poison_outputs(stream.get());
-        cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
-        stream.synchronize();
-        tensors.outputs_to_host(host);
+        run_to_host(plan, tensors.view(), workspace, tensors, host, stream);
         const DecodeTensors h = host.view();
         const ReferenceOutput ref = reference_attention(p, h);
         double err = 0.0, norm = 0.0;
@@ -344,10 +351,7 @@ TEST_CASE("out may be q itself (in place): the bits of a separate out, for every
         cuda::HostTensors host = tensors.to_host();
         const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
-        tensors.poison_outputs(stream.get());
-        cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
-        stream.synchronize();
-        tensors.outputs_to_host(host);
+        run_to_host(plan, tensors.view(), workspace, tensors, host, stream);
         DecodeTensors in_place = tensors.view();
         in_place.o = in_place.q;
         cuda::run(plan, in_place, workspace.get(), workspace.bytes(), stream.get());
@@ -369,10 +373,7 @@ TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skip
         const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
         DecodeTensors t = tensors.view();
         t.softmax_scale = 0.03f;  // not 1/sqrt(64) = 0.125: a kernel that ignored it would be far off
-        tensors.poison_outputs(stream.get());
-        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
-        stream.synchronize();
-        tensors.outputs_to_host(host);
+        run_to_host(plan, t, workspace, tensors, host, stream);
         DecodeTensors h = host.view();
         h.softmax_scale = t.softmax_scale;
         const Errors e = compare_to_reference(p, h, reference_attention(p, h));
@@ -382,10 +383,7 @@ TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skip
         const std::vector<unsigned char> with_lse = host.o;
 
         t.lse.data = nullptr;
-        tensors.poison_outputs(stream.get());
-        cuda::run(plan, t, workspace.get(), workspace.bytes(), stream.get());
-        stream.synchronize();
-        tensors.outputs_to_host(host);
+        run_to_host(plan, t, workspace, tensors, host, stream);
         CHECK(host.o == with_lse);
         const bool lse_untouched = std::all_of(host.lse.begin(), host.lse.end(), [](float x) { return std::isnan(x); });
         CHECK(lse_untouched);
@@ -429,10 +427,7 @@ TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the sa
                 const Schedule plan = make_schedule(c.capacity, device, PlanOptions{.strategy = strategy});
                 const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
                 cuda::check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream.get()), "zero the workspace");
-                tensors.poison_outputs(stream.get());
-                cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
-                stream.synchronize();
-                tensors.outputs_to_host(host);
+                run_to_host(plan, tensors.view(), workspace, tensors, host, stream);
                 const std::vector<unsigned char> want_o = host.o;
                 const std::vector<float> want_lse = host.lse;
                 const ReferenceOutput ref = reference_attention(c.capacity, host.view());
