@@ -64,6 +64,11 @@ ReferenceOutput reference_attention(const Problem& p, const DecodeTensors& t) {
                 l += w;
                 for (std::int64_t i = 0; i < d; ++i) out[i] += w * v[j * d + i];
             }
+            // A row that sees no token (an empty slot's, or a request shorter than q_len) is out 0 and lse −∞.
+            if (l == 0) {
+                ref.lse[(b * p.q_heads + head) * ql + tok] = -INFINITY;
+                continue;
+            }
             for (std::int64_t i = 0; i < d; ++i) out[i] /= l;
             ref.lse[(b * p.q_heads + head) * ql + tok] = m + std::log(l);
         }
@@ -93,8 +98,14 @@ Errors compare_to_reference(const Problem& p, const DecodeTensors& t, const Refe
                 }
                 if (t.lse.data == nullptr) continue;
                 const float lse = t.lse.data[tensors::lse_offset(t.lse, b, s, h)];
-                if (!std::isfinite(lse)) ++err.non_finite;
-                else err.lse_max_abs = std::max(err.lse_max_abs, std::abs(double(lse) - ref.lse[(b * p.q_heads + h) * ql + s]));
+                const double want = ref.lse[(b * p.q_heads + h) * ql + s];
+                if (want == -INFINITY) {  // a row that sees no token: −∞ exactly, anything else is as wrong as can be
+                    if (lse != -INFINITY) err.lse_max_abs = INFINITY;
+                } else if (!std::isfinite(lse)) {
+                    ++err.non_finite;
+                } else {
+                    err.lse_max_abs = std::max(err.lse_max_abs, std::abs(double(lse) - want));
+                }
             }
         }
     }

@@ -2,8 +2,8 @@
 // executor and the CUDA kernels alike, on the very values their tensors hold).
 //
 // Plain softmax(q·Kᵀ · scale)·V per query head (GQA: query head qh reads KV head qh / group), for the live
-// lengths in cache_seqlens; query token i of q_len sees the first seqlen − q_len + i + 1 tokens. The views
-// must point to host memory (copy a GPU's tensors back first).
+// lengths in cache_seqlens; query token i of q_len sees the first seqlen − q_len + i + 1 tokens, and a row that sees
+// none (an empty slot's) is out 0 and lse −∞. The views must point to host memory (copy a GPU's tensors back first).
 #pragma once
 
 #include <cstdint>

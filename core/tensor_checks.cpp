@@ -67,7 +67,10 @@ void check_live_values(const Problem& p, const DecodeTensors& t) {
         }
         const std::int64_t room = kv.layout == KvLayout::ragged ? kv.cu_seqlens[b + 1] - kv.cu_seqlens[b] : kv.capacity;
         const std::string which = "request " + std::to_string(b) + " has " + std::to_string(n) + " tokens";
-        require(n >= p.q_len, "cache_seqlens", which + ", fewer than the " + std::to_string(p.q_len) + " queries it decodes");
+        // 0 is a padded batch's empty slot: its rows get out 0 and lse −∞. Between 1 and q_len − 1 a request would
+        // not hold its own new tokens: a caller's mistake, refused.
+        require(n == 0 || n >= p.q_len, "cache_seqlens",
+                which + ", fewer than the " + std::to_string(p.q_len) + " queries it decodes (0, an empty slot, is taken)");
         require(n <= room, "cache_seqlens", which + ", more than its part of the cache holds (" + std::to_string(room) + ")");
         if (kv.layout != KvLayout::paged) continue;
         for (std::int64_t i = 0; i * kv.block_size < n; ++i) {

@@ -15,8 +15,9 @@ namespace leanattn {
 // Throws InputError when a pointer the layout needs is missing, a stride is negative, the paged or ragged
 // fields are inconsistent, or the cache holds fewer tokens than the problem's context lengths (the
 // capacities a plan is made for). With `host_readable` (the views point to host memory) it also reads
-// cache_seqlens, block_table and cu_seqlens: every length must lie in [q_len, what the request's part of the
-// cache holds] and every block id a length reaches must lie in [0, num_blocks).
+// cache_seqlens, block_table and cu_seqlens: every length must be 0 (an empty slot, whose rows get out 0 and lse −∞) or
+// lie in [q_len, what the request's part of the cache holds], and every block id a length reaches must lie in
+// [0, num_blocks).
 // It also refuses out or softmax_lse whose own elements overlap or that lie on q, K, V, cache_seqlens, block_table or
 // cu_seqlens, unless `outputs` says the
 // call does not write them (staging a step, cuda::stage_step, writes only the workspace: the Python package passes q there).

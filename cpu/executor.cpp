@@ -160,6 +160,15 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
 
         // Phase 1: this thread plays SMs me, me + count, …; it runs their CTAs in increasing id order.
         error.guard([&] {
+            // A request that holds no token (a padded batch's empty slot) has no LeanTile, so no CTA visits its
+            // outputs: its rows get out 0 and lse −∞ here, from a state that saw nothing.
+            for (std::int64_t b = me; b < p.batch; b += count) {
+                if (tensors::live_tokens(t.kv, t.seqlens, b) != 0) continue;
+                for (std::int64_t o = b * p.outputs_per_request(); o < (b + 1) * p.outputs_per_request(); ++o) {
+                    state.reset(p.rows_of(o), d);
+                    store_output(p, t, o, state);
+                }
+            }
             for (std::int64_t g = 0; g < s.grid; ++g) {
                 if (sm_of_cta(s, g) % count != me) continue;
                 for (CtaWalker walker(plan, g); walker.valid(); walker.advance()) {

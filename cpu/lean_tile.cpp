@@ -99,9 +99,12 @@ void store_output(const Problem& p, const DecodeTensors& t, std::int64_t output,
     Eigen::RowVectorXf o(d);
     for (Eigen::Index r = 0; r < rows; ++r) {
         const std::int64_t head = h * g + (first + r) / ql, tok = (first + r) % ql;
-        o = st.acc.row(r) / st.l[r];
+        // A row that saw no token (an empty slot's) gets out 0 and lse −∞, as on the GPU, rather than 0 / 0.
+        const bool saw_none = st.l[r] == 0.0f;
+        if (saw_none) o.setZero();
+        else o = st.acc.row(r) / st.l[r];
         from_float(t.dtype, o.data(), static_cast<unsigned char*>(t.o.data) + tensors::row_offset(t.o, b, tok, head) * e, d);
-        if (t.lse.data != nullptr) t.lse.data[tensors::lse_offset(t.lse, b, tok, head)] = st.m[r] + std::log(st.l[r]);
+        if (t.lse.data != nullptr) t.lse.data[tensors::lse_offset(t.lse, b, tok, head)] = saw_none ? -INFINITY : st.m[r] + std::log(st.l[r]);
     }
 }
 

@@ -30,7 +30,7 @@ void lean_tile_run(const Problem& shape, const DecodeTensors& tensors, std::int6
                    TileScratch& scratch);
 
 // Writes O = acc / l (rounded to the dtype) and, when the tensors have one, LSE = m + log l for the rows of
-// output tile `output`.
+// output tile `output`; a row that saw no token (l = 0: an empty slot's) gets O = 0 and LSE = −∞.
 void store_output(const Problem& shape, const DecodeTensors& tensors, std::int64_t output, const SoftmaxState& state);
 
 }  // namespace leanattn::cpu

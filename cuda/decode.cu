@@ -240,8 +240,8 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
     if (!stageable(plan)) return;  // run_staged runs it as run() does
     static thread_local StepTable step;  // ~11 KB: kept off the stack
     if (!make_step_table(plan, kv, lengths.seqlens, step)) throw std::logic_error("a stageable plan's step did not fit its table");
-    // The table's used part: its CTAs' first segments, then the segments.
-    const std::size_t used = offsetof(StepTable, segments) + static_cast<std::size_t>(step.cta_first[step.grid]) * sizeof(TableSegment);
+    // The table's used part: its CTAs' first segments, then the segments and the empty requests.
+    const std::size_t used = offsetof(StepTable, segments) + static_cast<std::size_t>(step.used_segments()) * sizeof(TableSegment);
     auto* table = static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table;
     check(cudaMemcpyAsync(table, &step, used, cudaMemcpyHostToDevice, stream), "stage the step's table");
 }

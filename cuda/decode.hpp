@@ -17,9 +17,9 @@
 // (group · q_len) per KV head, cut into output tiles of Problem::tile_rows rows (16 unless asked otherwise; at most
 // max_q_rows(head_dim): 128, 64 at head dim 256), each tile reading its KV head's K and V; any
 // strided, paged (block size 1–256) or ragged cache whose pointers and strides are 16-byte aligned. Live
-// lengths must lie in [q_len, what the request's part of the cache holds]; out-of-range values are clamped on
-// the device into [0, that], so no length reads outside the cache, and a row that sees no token (a request shorter
-// than q_len, or of length 0: a padded batch's empty slot) gets out 0 and lse −∞. Host-only header.
+// lengths must be 0 (a padded batch's empty slot) or lie in [q_len, what the request's part of the cache holds];
+// out-of-range values are clamped into [0, that], so no length reads outside the cache, and a row that sees no token
+// (a request shorter than q_len, or of length 0) gets out 0 and lse −∞, in every kind of step. Host-only header.
 #pragma once
 
 #include <cuda_runtime_api.h>

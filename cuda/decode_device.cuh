@@ -325,6 +325,29 @@ __device__ inline void store_split_count(const DecodeParams& p, const TableWork&
     p.split_counts[blockIdx.x / p.plan.splits] = work.valid() ? static_cast<std::int32_t>(work.host_count()) : 0;
 }
 
+// A host-lengths step's empty requests (step_table.hpp: listed after the CTAs' segments, `count` of them): this CTA
+// writes the rows of entries blockIdx.x, blockIdx.x + grid, …: out 0 and lse −∞, as a row that sees no token gets (the
+// prologue of a step of run() does the same), a warp per row. The two byte types' 0 is all zero bits. No division: each
+// is a long sequence of instructions in every kernel, and this step is seldom taken.
+__device__ inline void clear_empty_requests(const DecodeParams& p, const StepTable& step, int count, int head_dim) {
+    const int first = step.cta_first[step.grid], warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const std::int64_t q_heads = static_cast<std::int64_t>(p.group) * (p.plan.outputs_per_request / p.row_blocks);
+#pragma unroll 1
+    for (int i = static_cast<int>(blockIdx.x); i < count; i += static_cast<int>(gridDim.x)) {
+        const std::int64_t b = step.segments[first + i].output;
+#pragma unroll 1
+        for (std::int64_t token = 0; token < p.q_len; ++token) {
+#pragma unroll 1
+            for (std::int64_t head = warp; head < q_heads; head += warps) {
+                std::uint16_t* row = static_cast<std::uint16_t*>(p.tensors.o.data) + tensors::row_offset(p.tensors.o, b, token, head);
+#pragma unroll 1
+                for (int d = lane; d < head_dim; d += 32) row[d] = 0;
+                if (lane == 0 && p.tensors.lse.data != nullptr) p.tensors.lse.data[tensors::lse_offset(p.tensors.lse, b, token, head)] = -INFINITY;
+            }
+        }
+    }
+}
+
 __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem_bytes / stage_bytes; }
 
 // Row r's softmax result: O = a / l for `count` consecutive dims from d0 into out, and the natural-log LSE

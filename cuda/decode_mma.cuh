@@ -492,9 +492,12 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_mma_table_kernel(co
     trace.plan_waited();  // nothing to wait for or stage: the plan's marks are the start
     trace.plan_ready();
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
-    const detail::TableWork work(step, static_cast<int>(blockIdx.x));
+    const StepTable& table = step;
+    const int empty_requests = table.empty_requests;  // read beside the table's first entries, used after the work
+    const detail::TableWork work(table, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);
     detail::decode_mma<T, D, ROWS, Narrow>(p, work, trace);
+    if (empty_requests > 0) detail::clear_empty_requests(p, table, empty_requests, D);  // out of the work's way
 }
 
 // A staged step: the same table, copied into the workspace before the launch (decode.hpp: stage_step), so that a graph
@@ -504,9 +507,12 @@ template <typename T, int D, int ROWS, bool Narrow = false>
 __global__ void __launch_bounds__(detail::threads, 1) decode_mma_staged_kernel(const DecodeParams p) {
     detail::CtaTrace<false> trace(p, blockIdx.x);
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
-    const detail::TableWork work(*p.staged_table, static_cast<int>(blockIdx.x));
+    const StepTable& table = *p.staged_table;
+    const int empty_requests = table.empty_requests;  // read beside the table's first entries, used after the work
+    const detail::TableWork work(table, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);
     detail::decode_mma<T, D, ROWS, Narrow>(p, work, trace);
+    if (empty_requests > 0) detail::clear_empty_requests(p, table, empty_requests, D);  // out of the work's way
 }
 
 }  // namespace leanattn::cuda

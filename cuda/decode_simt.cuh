@@ -203,9 +203,12 @@ __global__ void __launch_bounds__(detail::threads, 1) decode_simt_table_kernel(c
     trace.plan_waited();  // nothing to wait for or stage: the plan's marks are the start
     trace.plan_ready();
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
-    const detail::TableWork work(step, static_cast<int>(blockIdx.x));
+    const StepTable& table = step;
+    const int empty_requests = table.empty_requests;  // read beside the table's first entries, used after the work
+    const detail::TableWork work(table, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);
     detail::decode_simt<T, D, ROWS>(p, work, trace);
+    if (empty_requests > 0) detail::clear_empty_requests(p, table, empty_requests, D);  // out of the work's way
 }
 
 // A staged step: the table copied into the workspace before the launch (decode_mma.cuh's decode_mma_staged_kernel says why).
@@ -213,9 +216,12 @@ template <typename T, int D, int ROWS>
 __global__ void __launch_bounds__(detail::threads, 1) decode_simt_staged_kernel(const DecodeParams p) {
     detail::CtaTrace<false> trace(p, blockIdx.x);
     allow_kernel_behind();  // fixed-split's reduce kernel may become resident
-    const detail::TableWork work(*p.staged_table, static_cast<int>(blockIdx.x));
+    const StepTable& table = *p.staged_table;
+    const int empty_requests = table.empty_requests;  // read beside the table's first entries, used after the work
+    const detail::TableWork work(table, static_cast<int>(blockIdx.x));
     detail::store_split_count(p, work);
     detail::decode_simt<T, D, ROWS>(p, work, trace);
+    if (empty_requests > 0) detail::clear_empty_requests(p, table, empty_requests, D);  // out of the work's way
 }
 
 }  // namespace leanattn::cuda

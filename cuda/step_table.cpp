@@ -40,6 +40,13 @@ bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int
     }
     step.cta_first[plan.grid] = static_cast<std::uint16_t>(count);
     step.grid = static_cast<std::int32_t>(plan.grid);
+    step.empty_requests = 0;
+    for (std::int64_t b = 0; b < batch; ++b) {
+        if (request_tiles[static_cast<std::size_t>(b)] != 0) continue;
+        if (count == max_table_segments) return false;
+        step.segments[count++] = TableSegment{.output = static_cast<std::int32_t>(b)};
+        ++step.empty_requests;
+    }
     if (plan.fused_reduction()) mark_shared_merges(step);
     return true;
 }

@@ -28,7 +28,7 @@ inline constexpr int max_table_segments = 512;
 
 // One segment: a run of LeanTiles of one output tile done by one CTA, in tokens.
 struct TableSegment {
-    std::int32_t output = 0;     // output tile (core/problem.hpp's numbering)
+    std::int32_t output = 0;     // output tile (core/problem.hpp's numbering); an empty request's entry: the request
     std::int32_t tok_begin = 0;  // tokens [tok_begin, tok_end) of the output's KV head; tok_end within the live length
     std::int32_t tok_end = 0;
     std::int32_t tokens = 0;     // the request's live tokens (new token t of a row sees the first tokens − q_len + t + 1)
@@ -44,10 +44,16 @@ struct TableSegment {
     static constexpr std::uint32_t share_mask = contributor_mask << share_shift;
 };
 
+// After the CTAs' segments come the step's empty requests (a padded batch's slots of length 0): no segment visits
+// their outputs, so the kernel writes their rows (out 0, lse −∞), request segments[cta_first[grid] + i].output by CTA
+// i mod grid. They fit whenever the segments do: each takes the place of at least one segment its tokens would have made.
 struct StepTable {
     std::int32_t grid = 0;
+    std::int32_t empty_requests = 0;
     std::uint16_t cta_first[max_table_ctas + 1] = {};  // CTA g's segments: [cta_first[g], cta_first[g + 1])
     TableSegment segments[max_table_segments];
+    // Entries used: every CTA's segments, then the empty requests.
+    int used_segments() const { return cta_first[grid] + empty_requests; }
 };
 
 // Fills `step` with the segments every CTA of `plan` does at the lengths `seqlens` (host memory; `kv`'s

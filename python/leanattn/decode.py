@@ -9,7 +9,8 @@
     returns       out (batch, q_len, q_heads, head_dim) in q's dtype [, softmax_lse (batch, q_heads, q_len) float32]
 
 CUDA tensors run the fused kernel on torch's current stream; CPU tensors run the CPU executor. Query token i of
-q_len sees the first seqlen - q_len + i + 1 tokens (causal among the new tokens).
+q_len sees the first seqlen - q_len + i + 1 tokens (causal among the new tokens); a request of length 0 (a padded
+batch's empty slot) gets out 0 and lse -inf.
 """
 import collections
 import ctypes
@@ -147,13 +148,14 @@ class _Shape:
 
 
 def _check_lengths(shape, cache_seqlens, block_table):
-    """Every length in [q_len, capacity] and every block id a length reaches inside the cache: ValueError otherwise.
+    """Every length 0 (an empty slot: its rows get out 0 and lse -inf) or in [q_len, capacity], and every block id a
+    length reaches inside the cache: ValueError otherwise.
     On the GPU this reads one flag back (a synchronisation), so it is skipped while a CUDA graph is captured (None);
     the lengths come back with it, as a contiguous int32 CPU tensor."""
     if cache_seqlens.is_cuda and torch.cuda.is_current_stream_capturing():
         return None
     lengths = cache_seqlens.to(torch.int64)
-    bad_length = (lengths < shape.q_len) | (lengths > shape.capacity)
+    bad_length = ((lengths < shape.q_len) & (lengths != 0)) | (lengths > shape.capacity)
     flags = [bad_length.any()]
     if shape.paged:
         reached = torch.arange(block_table.shape[1], device=block_table.device)[None, :] * shape.block_size < lengths[:, None]
@@ -164,7 +166,7 @@ def _check_lengths(shape, cache_seqlens, block_table):
     if found[0]:
         b = int(bad_length.nonzero()[0, 0])
         raise ValueError(f"cache_seqlens: request {b} has {int(lengths[b])} tokens; each needs between q_len ({shape.q_len}) "
-                         f"and what its cache holds ({shape.capacity})")
+                         f"and what its cache holds ({shape.capacity}), or 0 (an empty slot)")
     if shape.paged and found[1]:
         b, i = (int(x) for x in (reached & ((ids < 0) | (ids >= shape.num_blocks))).nonzero()[0])
         raise ValueError(f"block_table: entry [{b}, {i}] = {int(ids[b, i])} is not a block of the cache (0 to {shape.num_blocks - 1}); "

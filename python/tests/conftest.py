@@ -34,6 +34,9 @@ def reference(q, k, v, seqlens, block_table=None, scale=None):
         vb = vb.cpu().double().repeat_interleave(group, dim=1)
         for i in range(q_len):
             visible = n - q_len + i + 1
+            if visible <= 0:  # a row that sees no token (an empty slot's): out 0, lse -inf
+                lse[b, :, i] = -math.inf
+                continue
             s = torch.einsum("hd,nhd->hn", q[b, i].cpu().double(), kb[:visible]) * scale
             out[b, i] = torch.einsum("hn,nhd->hd", torch.softmax(s, -1), vb[:visible])
             lse[b, :, i] = torch.logsumexp(s, -1)

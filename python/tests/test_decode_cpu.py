@@ -1,4 +1,6 @@
 """leanattn.decode on CPU tensors: every cache layout, dtype, strategy and GQA group against float64."""
+import math
+
 import pytest
 import torch
 
@@ -38,6 +40,19 @@ def test_several_query_tokens_decode_causally(generator):
     ref = reference(q, k, v, lengths, table)[0]
     assert rel_l2(out, ref) <= 1e-5
     assert not torch.equal(out[:, 0], out[:, 3])  # the first new token sees 3 tokens fewer than the last
+
+
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+def test_an_empty_slot_gets_out_0_and_lse_minus_inf(strategy, generator):
+    # A padded batch's slot of length 0, as on the GPU: no CTA visits it, and its rows are written all the same.
+    q = uniform((3, 2, 4, 32), torch.float32, generator)
+    k, v, table = make_cache("paged", 3, 96, 2, 32, torch.float32, generator, 16)
+    lengths = torch.tensor([0, 96, 0], dtype=torch.int32)
+    out, lse = torch.full_like(q, float("nan")), torch.full((3, 4, 2), float("nan"))
+    leanattn.DecodePlan(q, k, v, table, strategy=strategy).run(q, k, v, lengths, table, out=out, lse=lse)
+    ref, ref_lse = reference(q, k, v, lengths, table)
+    assert torch.equal(out[[0, 2]], torch.zeros_like(out[[0, 2]])) and torch.all(lse[[0, 2]] == -math.inf)
+    assert rel_l2(out[1:2], ref[1:2]) <= 1e-5 and (lse[1].double() - ref_lse[1]).abs().max().item() <= 1e-5
 
 
 def test_strided_q_and_a_softmax_scale(generator):

@@ -54,8 +54,14 @@ def test_lengths_and_block_ids_out_of_range_write_nothing(case):
     q, k, v, table, lengths = case
     plan = leanattn.DecodePlan(q, k, v, table)
     out = torch.full_like(q, 7.0)
-    for bad_lengths in ([65, 9], [0, 9], [-3, 9]):
+    for bad_lengths in ([65, 9], [-3, 9]):  # 0 is an empty slot, taken
         raises(ValueError, "cache_seqlens", lambda: plan.run(q, k, v, torch.tensor(bad_lengths, dtype=torch.int32), table, out=out))
+    # With 2 new tokens a request of 1 token would not hold them: refused, by Python and by the library.
+    q2, out2 = torch.cat([q, q], 1), torch.full_like(torch.cat([q, q], 1), 7.0)
+    plan2 = leanattn.DecodePlan(q2, k, v, table)
+    for check in (True, False):
+        raises(ValueError, "request 1 has 1 tokens", lambda: plan2.run(q2, k, v, torch.tensor([64, 1], dtype=torch.int32), table, out=out2, check_lengths=check))
+    assert torch.all(out2 == 7.0)
     bad_table = table.clone()
     bad_table[1, 0] = k.shape[0]  # one past the last block, reached by request 1's 9 tokens
     raises(ValueError, f"entry [1, 0] = {k.shape[0]} is not a block", lambda: plan.run(q, k, v, lengths, bad_table, out=out))

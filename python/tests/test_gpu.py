@@ -200,6 +200,39 @@ def test_a_host_lengths_step_gives_the_device_lengths_bits(strategy, generator):
     assert rel_l2(host_step, reference(q, k, v, lengths.cpu(), table)[0]) <= TOLERANCE[torch.bfloat16]
 
 
+@pytest.mark.parametrize("strategy", ["stream-k", "fixed-split", "no-split"])
+def test_an_empty_slot_gets_out_0_and_lse_minus_inf_in_every_kind_of_step(strategy, generator):
+    # A padded batch's slots of length 0: no CTA visits their outputs. A step of run() clears their rows in its
+    # prologue, a host-lengths or staged step in the decode kernel (the table lists them); a checked call takes 0 too.
+    q = uniform((4, 2, 28, 128), torch.float16, generator, "cuda")
+    k, v, table = make_cache("paged", 4, 1500, 4, 128, torch.float16, generator, 16, "cuda")
+    lengths = torch.tensor([0, 1290, 0, 17], dtype=torch.int32, device="cuda")
+    ref, ref_lse = reference(q, k, v, lengths.cpu(), table)
+    plan = leanattn.DecodePlan(q, k, v, table, strategy=strategy)
+    out, lse = torch.empty_like(q), torch.empty((4, 28, 2), dtype=torch.float32, device="cuda")
+
+    def poisoned(step):
+        out.fill_(float("nan")), lse.fill_(float("nan"))
+        step()
+        torch.cuda.synchronize()
+        return out.clone(), lse.clone()
+
+    steps = {
+        "device": lambda: plan.run(q, k, v, lengths, table, out=out, lse=lse, check_lengths=False),
+        "host": lambda: plan.run(q, k, v, lengths, table, out=out, lse=lse, check_lengths=False, host_seqlens=lengths.cpu()),
+        "checked": lambda: plan.run(q, k, v, lengths, table, out=out, lse=lse),
+        "staged": lambda: (plan.stage(q, k, v, lengths, table, host_seqlens=lengths.cpu()),
+                           plan.run(q, k, v, lengths, table, out=out, lse=lse, check_lengths=False, staged=True)),
+    }
+    results = {kind: poisoned(step) for kind, step in steps.items()}
+    for kind, (o, l) in results.items():
+        assert torch.equal(o[[0, 2]], torch.zeros_like(o[[0, 2]])), kind
+        assert torch.all(l[[0, 2]] == -math.inf), kind
+        assert rel_l2(o[[1, 3]], ref[[1, 3]]) <= TOLERANCE[torch.float16], kind
+        assert (l[[1, 3]].double().cpu() - ref_lse[[1, 3]]).abs().max().item() <= 1e-3, kind
+        assert torch.equal(o, results["device"][0]) and torch.equal(l, results["device"][1]), kind
+
+
 def device_file_of_this_gpu():
     """The data/devices file whose cuda_names (the longest match) the GPU's CUDA name holds, else h100-sxm."""
     data = pathlib.Path(os.environ.get("LEANATTN_DATA") or pathlib.Path(__file__).resolve().parents[2] / "data")

@@ -81,6 +81,44 @@ TEST_CASE("a whole-output plan made for a cache's capacity runs a ragged step as
     CHECK(e.rel_l2 <= tolerance(DType::fp16));
 }
 
+TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 0 and lse -inf under every plan, the others their attention, and a length of 1 to q_len - 1 is refused") {
+    auto rng = seeded_rng(43);
+    Problem p;
+    p.batch = 5, p.q_heads = 8, p.kv_heads = 2, p.head_dim = 32, p.q_len = 3, p.tile = 16;
+    p.ctx = {300, 500, 90, 300, 200};
+    for (const CacheLayout layout : {CacheLayout::padded, CacheLayout::paged, CacheLayout::ragged}) {
+        cpu::HostTensors t(p, DType::fp16, layout, 16);
+        t.fill_random(Catch::rngSeed() + 11);
+        t.seqlens() = {0, 500, 0, 3, 0};  // the first, the middle and the last slot empty; one request of q_len tokens
+        const ReferenceOutput ref = reference_of(t);
+        for (const Schedule& s : every_plan(p, test_device(6, 1), rng)) {
+            CAPTURE(cache_layout_name(layout), strategy_name(s.strategy), stream_k_rule_name(s.stream_k_rule), s.grid, s.snap);
+            const Errors e = run_and_check(s, t, ref, 3);
+            REQUIRE(e.non_finite == 0);
+            REQUIRE(e.rel_l2 <= tolerance(DType::fp16));
+            REQUIRE(e.lse_max_abs <= 1e-4);  // an empty slot's lse is −∞ exactly (compare_to_reference)
+            const DecodeTensors v = t.view();
+            for (const std::int64_t b : {0, 2, 4}) {
+                for (std::int64_t token = 0; token < p.q_len; ++token) {
+                    for (std::int64_t head = 0; head < p.q_heads; ++head) {
+                        const auto* row = static_cast<const std::uint16_t*>(v.o.data) + tensors::row_offset(v.o, b, token, head);
+                        REQUIRE(std::all_of(row, row + p.head_dim, [](std::uint16_t x) { return x == 0; }));
+                        REQUIRE(v.lse.data[tensors::lse_offset(v.lse, b, token, head)] == -std::numeric_limits<float>::infinity());
+                    }
+                }
+            }
+        }
+        // 1 or 2 tokens cannot hold a request's 3 new ones: refused before anything is written.
+        const Schedule plan = plan_for(p, test_device(6, 1), Strategy::stream_k);
+        std::vector<std::byte> workspace(cpu::workspace_bytes(plan));
+        for (const std::int32_t short_length : {1, 2, -1}) {
+            t.seqlens()[3] = short_length;
+            CHECK_THROWS_WITH(cpu::run(plan, t.view(), workspace.data(), workspace.size(), 1),
+                              Catch::Contains("cache_seqlens") && Catch::Contains("request 3 has " + std::to_string(short_length) + " tokens"));
+        }
+    }
+}
+
 TEST_CASE("the executor never deadlocks: 1, 2, 3, 7 and 64 threads on grids of 1 to 300 CTAs") {
     Problem p;
     p.batch = 3;

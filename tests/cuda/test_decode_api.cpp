@@ -390,7 +390,7 @@ TEST_CASE("the caller's softmax_scale is used, and a missing softmax_lse is skip
     }
 }
 
-TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the same lengths, for every strategy and layout, replayed from a graph, and leave the flags 0") {
+TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the same lengths (empty slots among them), for every strategy and layout, replayed from a graph, and leave the flags 0") {
     if (!gpu_or_skip("the host-lengths step test")) return;
     struct Case {
         Problem capacity;
@@ -412,12 +412,15 @@ TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the sa
         const DeviceSpec device = cuda::live_device(c.capacity, c.dtype);
         cuda::DeviceTensors tensors(c.capacity, c.dtype, c.layout, 16, 3);
         cuda::HostTensors host = tensors.to_host();
-        // Live lengths below the capacities (the capacity plan walked shorter), one step at the capacities.
-        for (int lengths_kind = 0; lengths_kind < 2; ++lengths_kind) {
+        // One step at the capacities, live lengths below them (the capacity plan walked shorter), and the same with
+        // every other request an empty slot (0 tokens: no segment visits it, and its rows are written all the same).
+        for (int lengths_kind = 0; lengths_kind < 3; ++lengths_kind) {
             std::vector<std::int32_t> lengths;
             for (std::int64_t cap : c.capacity.ctx) {
+                const bool empty = lengths_kind == 2 && lengths.size() % 2 == 0;
                 lengths.push_back(lengths_kind == 0 ? static_cast<std::int32_t>(cap)
-                                                    : static_cast<std::int32_t>(c.capacity.q_len + rng() % static_cast<std::uint64_t>(cap - c.capacity.q_len + 1)));
+                                  : empty       ? 0
+                                                : static_cast<std::int32_t>(c.capacity.q_len + rng() % static_cast<std::uint64_t>(cap - c.capacity.q_len + 1)));
             }
             const cuda::Stream stream;
             tensors.set_seqlens(lengths, stream.get());
@@ -431,7 +434,10 @@ TEST_CASE("a host-lengths step, and a staged one, compute run()'s bits at the sa
                 const std::vector<unsigned char> want_o = host.o;
                 const std::vector<float> want_lse = host.lse;
                 const ReferenceOutput ref = reference_attention(c.capacity, host.view());
-                REQUIRE(compare_to_reference(c.capacity, host.view(), ref).rel_l2 <= tolerance(c.dtype));
+                const Errors errors = compare_to_reference(c.capacity, host.view(), ref);  // an empty slot's row: 0, lse −∞
+                REQUIRE(errors.rel_l2 <= tolerance(c.dtype));
+                REQUIRE(errors.non_finite == 0);
+                REQUIRE(errors.lse_max_abs <= lse_tolerance);
                 const cuda::CapturedGraph step(stream.get(), [&](cudaStream_t s) {
                     cuda::run(plan, tensors.view(), host_lengths, workspace.get(), workspace.bytes(), s);
                 });

@@ -39,17 +39,20 @@ std::pair<Problem, DeviceSpec> random_table_case(std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("a step table holds every live token of every output once, one host per output counting its contributors, on consecutive CTAs") {
+TEST_CASE("a step table holds every live token of every output once, one host per output counting its contributors, on consecutive CTAs, and lists the empty requests") {
     auto rng = seeded_rng(47);
     static cuda::StepTable step;
-    int tabulated = 0, shared = 0;
+    int tabulated = 0, shared = 0, with_empty = 0;
     for (int i = 0; i < 3000; ++i) {
         const auto [p, d] = random_table_case(rng);
         const Strategy strategy = std::array{Strategy::stream_k, Strategy::fixed_split, Strategy::no_split}[i % 3];
         PlanOptions options{.strategy = strategy};
         if (strategy == Strategy::stream_k && i % 2 == 1) options.stream_k_rule = StreamKRule::paper;
         const Schedule plan = make_schedule(p, d, options);
-        const std::vector<std::int32_t> lengths = i % 4 == 0 ? std::vector<std::int32_t>(p.ctx.begin(), p.ctx.end()) : random_live_lengths(rng, p);
+        std::vector<std::int32_t> lengths = i % 4 == 0 ? std::vector<std::int32_t>(p.ctx.begin(), p.ctx.end()) : random_live_lengths(rng, p);
+        if (i % 4 == 1) {  // empty slots among them: a third of the requests, at random
+            for (std::int32_t& n : lengths) n = rng() % 3 == 0 ? 0 : n;
+        }
         const KvCacheView kv = strided_view(p);
         CAPTURE(i, describe(p, d), strategy_name(strategy), plan.grid);
         const bool fits = cuda::make_step_table(plan, kv, lengths.data(), step);
@@ -62,11 +65,21 @@ TEST_CASE("a step table holds every live token of every output once, one host pe
             for (std::int64_t g = 0; g < plan.grid; ++g) {
                 for (CtaWalker w(live, g); w.valid(); w.advance()) ++segments;
             }
+            segments += std::count(tiles.begin(), tiles.end(), 0);  // an entry per empty request
             REQUIRE((plan.grid > cuda::max_table_ctas || segments > cuda::max_table_segments));
             continue;
         }
         ++tabulated;
         REQUIRE(step.grid == plan.grid);
+        // The empty requests, in order, after the CTAs' segments: the kernel writes their rows.
+        std::vector<std::int64_t> empty;
+        for (std::int64_t b = 0; b < p.batch; ++b) {
+            if (tensors::live_tokens(kv, lengths.data(), b) == 0) empty.push_back(b);
+        }
+        REQUIRE(step.empty_requests == static_cast<std::int32_t>(empty.size()));
+        REQUIRE(step.used_segments() == step.cta_first[plan.grid] + step.empty_requests);
+        for (std::size_t k = 0; k < empty.size(); ++k) REQUIRE(step.segments[step.cta_first[plan.grid] + k].output == empty[k]);
+        with_empty += empty.empty() ? 0 : 1;
         // Each output's segments in CTA order, with the tokens they hold.
         std::map<std::int64_t, std::vector<std::pair<std::int64_t, cuda::TableSegment>>> by_output;
         for (std::int64_t g = 0; g < plan.grid; ++g) {
@@ -113,6 +126,7 @@ TEST_CASE("a step table holds every live token of every output once, one host pe
     }
     CHECK(tabulated > 1000);  // most random plans fit a launch: the properties above were checked on them
     CHECK(shared > 100);      // and shared merges were among them
+    CHECK(with_empty > 300);  // and tables with empty slots
 }
 
 TEST_CASE("k CTAs on every output share each output's merge: every contributor knows the count and its place") {
