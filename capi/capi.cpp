@@ -15,6 +15,7 @@
 #include "cpu/executor.hpp"
 #include "data_catalog.hpp"
 #include "gpu_backend.hpp"
+#include "plan_registry.hpp"
 #include "resource_limits.hpp"
 #include "schedule_json.hpp"
 #include "status.hpp"
@@ -51,7 +52,7 @@ namespace {
 
 // A step's host lengths, checked before its tensors (a NULL plan first).
 void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_seqlens) {
-    if (plan == nullptr) throw InputError("plan", "is NULL");
+    require_live_plan(plan);
     if (host_seqlens == nullptr) throw InputError("host_seqlens", "is NULL (this step's lengths in host memory)");
 }
 
@@ -79,7 +80,7 @@ void require_host_lengths_equal(const leanattn_plan* plan, const leanattn_tensor
 // would cost more than a small step), then the CPU executor. A GPU step has no work limit: the limit is CPU time.
 template <typename Gpu>
 void run_step(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, std::size_t workspace_bytes, int threads, Gpu gpu) {
-    if (plan == nullptr) throw InputError("plan", "is NULL");
+    require_live_plan(plan);
     const DecodeTensors t = to_tensors(tensors, plan->dtype);
     if (plan->device == LEANATTN_DEVICE_CUDA) return gpu(t);
     Problem step = plan->schedule.problem;
@@ -163,15 +164,19 @@ leanattn_status leanattn_plan_create(const leanattn_problem* problem, leanattn_d
         Cost cost = plan_cost(p, spec, plan_options);
         if (device == LEANATTN_DEVICE_CPU) cost.add(cpu_workspace_cost(p, plan_size(p, spec, plan_options)));
         check_cost(cost, limits);
-        *plan = new leanattn_plan{weighed ? std::move(*weighed) : make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)};
+        auto made = std::make_unique<leanattn_plan>(leanattn_plan{weighed ? std::move(*weighed) : make_schedule(p, spec, plan_options), type, device, gpu, std::move(auto_choice)});
+        capi::register_plan(made.get());
+        *plan = made.release();
     });
 }
 
-void leanattn_plan_destroy(leanattn_plan* plan) { delete plan; }
+void leanattn_plan_destroy(leanattn_plan* plan) {
+    if (capi::unregister_plan(plan)) delete plan;  // a plan destroyed already, or none: nothing to do
+}
 
 leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t* bytes) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
+        capi::require_live_plan(plan);
         if (bytes == nullptr) throw InputError("bytes", "is NULL (where the workspace's size is written)");
         *bytes = plan->device == LEANATTN_DEVICE_CUDA ? capi::gpu::workspace_bytes(plan->cuda_device, plan->schedule) : cpu::workspace_bytes(plan->schedule);
     });
@@ -179,7 +184,7 @@ leanattn_status leanattn_plan_workspace_bytes(const leanattn_plan* plan, size_t*
 
 leanattn_status leanattn_plan_json(const leanattn_plan* plan, char** json) {
     return capi::guarded([&] {
-        if (plan == nullptr) throw InputError("plan", "is NULL");
+        capi::require_live_plan(plan);
         if (json == nullptr) throw InputError("json", "is NULL (where the string is returned)");
         *json = capi::c_string(app::schedule_json(plan->schedule, tabulate(plan->schedule), plan->auto_choice));
     });

@@ -16,7 +16,8 @@
  *
  * Handles are opaque; every function returns a status and, on failure, sets a message for this thread
  * (leanattn_last_error). No function writes anything when it fails (leanattn_plan_create sets *plan to NULL);
- * a destroyed plan is gone, and any later use of it, destroying it again too, is undefined. Zeroed structs and
+ * a destroyed plan is gone: a later call given it fails naming the plan, and destroying it again does nothing (unless
+ * a plan made since took its address, which no check can tell). Zeroed structs and
  * NULL options mean the documented defaults; leanattn_plan_create copies what it reads (ctx, the option strings).
  * Strides count elements; the head dimension must be contiguous. Shapes:
  *   q, out       (batch, q_len, q_heads, head_dim)

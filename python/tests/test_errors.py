@@ -218,6 +218,38 @@ def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(
     raises(ValueError, "json (is NULL", lambda: L.check(L.lib.leanattn_plan_json(plan._plan, None)))
 
 
+def test_the_c_abi_refuses_a_destroyed_plan_and_destroying_it_twice_does_nothing(case):
+    import ctypes
+    from leanattn import _library as L
+    q, k, v, table, lengths = case
+    # Made first: a plan made after the destroy may take the destroyed one's address (leanattn.h says so).
+    plan = leanattn.DecodePlan(q, k, v, table)
+    problem, _ctx = L.make_problem(batch=2, q_heads=4, kv_heads=2, head_dim=32, q_len=1, ctx=[64, 64])
+    handle = L.PlanP()
+    L.check(L.lib.leanattn_plan_create(ctypes.byref(problem), L.FP16, L.DEVICE_CPU, None, ctypes.byref(handle)))
+    size = ctypes.c_size_t(0)
+    L.check(L.lib.leanattn_plan_workspace_bytes(handle, ctypes.byref(size)))
+    assert size.value > 0
+    L.lib.leanattn_plan_destroy(handle)
+    gone = "plan (is not a live plan: destroyed already"
+    raises(ValueError, gone, lambda: L.check(L.lib.leanattn_plan_workspace_bytes(handle, ctypes.byref(size))))
+    raises(ValueError, gone, lambda: L.check(L.lib.leanattn_plan_json(handle, ctypes.byref(ctypes.c_void_p()))))
+    out = torch.full_like(q, 7.0)  # the live plan's tensors, run on the destroyed handle
+    tensors = plan._tensors(plan.shape, q, k, v, lengths, table, out, None, 0.0)
+    workspace = plan.workspace
+    raises(ValueError, gone, lambda: L.check(L.lib.leanattn_run(handle, ctypes.byref(tensors), workspace.data_ptr(), workspace.numel(), None, 1)))
+    host = lengths.clone()
+    raises(ValueError, gone, lambda: L.check(L.lib.leanattn_run_host_lengths(handle, ctypes.byref(tensors), host.data_ptr(), None,
+                                                                             workspace.data_ptr(), workspace.numel(), None, 1)))
+    assert (out == 7.0).all()
+    L.lib.leanattn_plan_destroy(handle)  # again: nothing happens
+    L.lib.leanattn_plan_destroy(None)
+    # A pointer that never was a plan is refused the same way, not read.
+    bogus = ctypes.cast(ctypes.create_string_buffer(256), L.PlanP)
+    raises(ValueError, "plan (is not a live plan", lambda: L.check(L.lib.leanattn_plan_workspace_bytes(bogus, ctypes.byref(size))))
+    L.check(L.lib.leanattn_plan_workspace_bytes(plan._plan, ctypes.byref(size)))  # the live one still serves
+
+
 def test_a_refused_lse_is_named_as_run_takes_it(case):
     # The library names the LSE softmax_lse (flash_attn_with_kvcache's name for what it returns); run() takes lse=.
     q, k, v, table, lengths = case
