@@ -34,9 +34,9 @@
  * Memory: out may be q itself (same pointer and strides: in place); otherwise a run refuses out or softmax_lse that
  * overlap themselves, each other, q, k, v, seqlens, block_table or cu_seqlens, and a workspace overlapping any of
  * them (a ragged cache's k and v only where cu_seqlens is in host memory: its extent is read there).
- * CPU plans take host memory (and check every length and block id: a length of 1 to q_len - 1 or beyond the cache is
- * refused; 0, an empty slot, is taken, its rows out 0 and lse -inf, as on the GPU by every kind of step) and a workspace
- * aligned to 16 bytes. CUDA plans take device memory of the GPU
+ * CPU plans take host memory (and check every length and block id: a negative length, 1 to q_len - 1 or beyond the
+ * cache is refused; 0, an empty slot, is taken, its rows out 0 and lse -inf, as on the GPU by every kind of step)
+ * and a workspace aligned to 16 bytes. CUDA plans take device memory of the GPU
  * options.cuda_device names (the library makes it current for the call) and run on `stream` without allocating
  * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256 and q_len 1 to 8,
  * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned, and a length they are not asked

@@ -99,7 +99,8 @@ void store_output(const Problem& p, const DecodeTensors& t, std::int64_t output,
     Eigen::RowVectorXf o(d);
     for (Eigen::Index r = 0; r < rows; ++r) {
         const std::int64_t head = h * g + (first + r) / ql, tok = (first + r) % ql;
-        // A row that saw no token (an empty slot's) gets out 0 and lse −∞, as on the GPU, rather than 0 / 0.
+        // A row that saw no token (an empty slot's) gets out 0 and lse −∞, as on the GPU, rather than 0 / 0; a NaN l (a
+        // NaN among its inputs) stays NaN, on the GPU too.
         const bool saw_none = st.l[r] == 0.0f;
         if (saw_none) o.setZero();
         else o = st.acc.row(r) / st.l[r];

@@ -353,18 +353,19 @@ __host__ __device__ constexpr int stages_for(int stage_bytes) { return warp_smem
 // Row r's softmax result: O = a / l for `count` consecutive dims from d0 into out, and the natural-log LSE
 // m·ln 2 + ln l (m is in log2 units) into softmax_lse when the caller asked for it (by the thread holding d = 0).
 // Row r's place (new token r mod q_len of query head head0 + r / q_len) is found once for its values. A row
-// that saw no token (a live length shorter than q_len, which the host refuses where it can read the lengths)
-// gets O = 0 and LSE = −∞ rather than 0 / 0.
+// that saw no token (an empty slot's, or a live length shorter than q_len, which the host refuses where it can read the
+// lengths) has l = 0 and gets O = 0 and LSE = −∞ rather than 0 / 0; a NaN l (a NaN among its inputs) stays NaN, as on
+// the CPU, rather than passing for a row that saw nothing.
 template <typename T, int count>
 __device__ inline void store_output(const DecodeParams& p, const SegmentSpan& span, int r, int d0, float m, float l, const float (&a)[count]) {
     const RowPlace at = row_place(p, span, r);
     const std::int64_t token = at.token, head = span.head0 + at.head;
     T* O = static_cast<T*>(p.tensors.o.data) + tensors::row_offset(p.tensors.o, span.b, token, head) + d0;
 #pragma unroll
-    for (int k = 0; k < count; ++k) from_float(l > 0.0f ? a[k] / l : 0.0f, O + k);
+    for (int k = 0; k < count; ++k) from_float(l != 0.0f ? a[k] / l : 0.0f, O + k);
     const LseTensor& lse = p.tensors.lse;
     if (d0 == 0 && lse.data != nullptr) {
-        lse.data[tensors::lse_offset(lse, span.b, token, head)] = l > 0.0f ? m * 0.69314718055994531f + logf(l) : -INFINITY;
+        lse.data[tensors::lse_offset(lse, span.b, token, head)] = l != 0.0f ? m * 0.69314718055994531f + logf(l) : -INFINITY;
     }
 }
 

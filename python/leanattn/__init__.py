@@ -30,8 +30,8 @@ def decode(q, k_cache, v_cache, cache_seqlens, block_table=None, softmax_scale=N
 
     Query token i of q_len sees the first seqlen - q_len + i + 1 tokens; a request of length 0 (a padded batch's empty
     slot) gets out 0 and lse -inf. CUDA tensors run on torch's current stream, CPU tensors on the CPU executor. Raises
-    TypeError/ValueError naming the argument for a wrong device, dtype, shape, stride, a length between 1 and
-    q_len - 1 or beyond the cache, a block table out of range, or an input that requires grad
+    TypeError/ValueError naming the argument for a wrong device, dtype, shape, stride, a negative length, one between
+    1 and q_len - 1 or beyond the cache, a block table out of range, or an input that requires grad
     while autograd records (leanattn has no backward: call it under torch.no_grad() or torch.inference_mode());
     nothing is written then. strategy: as DecodePlan's.
     The DecodePlan made for a call is kept per shape, strategy, thread and CUDA stream; beyond 32 plans the least

@@ -339,6 +339,51 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
     }
 }
 
+TEST_CASE("a NaN in one KV head's keys makes that head's rows NaN, as on the CPU, in a step of run() and a host-lengths step, and the other rows exact") {
+    if (!gpu_or_skip("the NaN test")) return;
+    Problem p = gpu_problem(8, 2, 128, {2000, 900});
+    p.q_len = 2;
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::paged, 16, 5);
+    cuda::HostTensors host = tensors.to_host();
+    const ReferenceOutput clean = reference_attention(p, host.view());
+    const std::int64_t poisoned = tensors::kv_offset(host.view().kv, 0, 1, 700) + 9;  // request 0, KV head 1, token 700
+    const std::uint16_t nan_bits = 0x7E00;
+    std::memcpy(host.k.data() + poisoned * 2, &nan_bits, 2);
+    tensors.upload_inputs(host);
+    const cuda::Stream stream;
+    const cuda::HostLengths lengths{host.seqlens.data(), nullptr};
+    for (Strategy strategy : all_strategies) {
+        const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
+        const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+        cuda::check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream.get()), "zero the workspace");
+        for (const bool host_lengths : {false, true}) {
+            CAPTURE(strategy_name(strategy), host_lengths);
+            tensors.poison_outputs(stream.get());
+            if (host_lengths) cuda::run(plan, tensors.view(), lengths, workspace.get(), workspace.bytes(), stream.get());
+            else cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+            stream.synchronize();
+            tensors.outputs_to_host(host);
+            const DecodeTensors h = host.view();
+            for (std::int64_t b = 0; b < p.batch; ++b) {
+                for (std::int64_t token = 0; token < p.q_len; ++token) {
+                    for (std::int64_t head = 0; head < p.q_heads; ++head) {
+                        const bool nan_row = b == 0 && head / p.group() == 1;  // every row of KV head 1 sees token 700
+                        const std::int64_t at = tensors::row_offset(h.o, b, token, head);
+                        const float lse = h.lse.data[tensors::lse_offset(h.lse, b, token, head)];
+                        REQUIRE(std::isnan(lse) == nan_row);
+                        for (std::int64_t i = 0; i < p.head_dim; ++i) {
+                            const double o = element_to_float(DType::fp16, host.o.data() + (at + i) * 2);
+                            if (nan_row) REQUIRE(std::isnan(o));
+                            else REQUIRE(o == Approx(clean.o[static_cast<std::size_t>(((b * p.q_len + token) * p.q_heads + head) * p.head_dim + i)]).margin(2e-3));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("out may be q itself (in place): the bits of a separate out, for every strategy") {
     if (!gpu_or_skip("the in-place test")) return;
     Problem p = gpu_problem(32, 8, 128, {3000, 700, 1500});
