@@ -59,7 +59,12 @@ void require_host_lengths(const leanattn_plan* plan, const std::int32_t* host_se
 // A CPU plan's tensors are in host memory, so the lengths the header says must equal them are compared there (a GPU
 // plan's copies are not read back: that would cost the synchronisation a host-lengths step exists to avoid).
 void require_host_lengths_equal(const leanattn_plan* plan, const leanattn_tensors* tensors, const std::int32_t* host_seqlens, const std::int32_t* host_cu_seqlens) {
-    if (plan->device != LEANATTN_DEVICE_CPU || tensors == nullptr) return;  // a NULL tensors is refused by the run
+    if (tensors == nullptr) return;  // refused by the run
+    // Refused on every plan, as a GPU's step needs them: code tried on a CPU plan must not fail on a GPU's.
+    if (tensors->kv.layout == LEANATTN_KV_RAGGED && host_cu_seqlens == nullptr) {
+        throw InputError("host_cu_seqlens", "is NULL: a ragged cache's host-lengths or staged step needs its cu_seqlens in host memory too");
+    }
+    if (plan->device != LEANATTN_DEVICE_CPU) return;
     const std::int64_t batch = plan->schedule.problem.batch;
     // Named as every other message names the arrays (the Python API's names), with the C field beside.
     const auto compare = [&](const std::int32_t* host, const std::int32_t* given, std::int64_t n, const char* host_name, const char* name) {

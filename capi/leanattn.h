@@ -39,8 +39,11 @@
  * and a workspace aligned to 16 bytes. CUDA plans take device memory of the GPU
  * options.cuda_device names (the library makes it current for the call) and run on `stream` without allocating
  * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256 and q_len 1 to 8,
- * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned, and a length they are not asked
- * to check (leanattn_run) clamped to the cache, a row that then sees no token getting out 0 and lse -inf.
+ * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned. No CUDA call checks a length: each
+ * clamps it to the cache (host-lengths and staged steps the host's copy), a row that then sees no token getting out 0
+ * and lse -inf; a ragged cache's cu_seqlens are the caller's to keep valid (non-decreasing from 0, within k and v, and
+ * for a plan whose grid exceeds what the GPU holds at once, no part longer than the plan's lengths), as no call can
+ * check them against k's rows.
  *
  * Versions: LEANATTN_VERSION_* below are this header's; leanattn_version() is the library's ("0.1.0"). Until 1.0 a
  * minor version may change these structs, so the shared library's soname carries it (libleanattn.so.0.1) and

@@ -8,7 +8,7 @@ namespace {
 
 // live_view's work, each request's live tokens given by `tokens_of(b)`.
 template <typename TokensOf>
-PlanView live_view_of(const Schedule& s, TokensOf tokens_of, std::int64_t* request_tiles, std::int64_t* request_offset) {
+PlanView live_view_of(const Schedule& s, TokensOf tokens_of, std::int64_t* request_tiles, std::int64_t* request_offset, bool keep_snap = false) {
     PlanView v = s.view();
     const std::int64_t batch = s.problem.batch, outputs_per_request = s.problem.outputs_per_request();
     std::int64_t longest = 0;
@@ -23,7 +23,7 @@ PlanView live_view_of(const Schedule& s, TokensOf tokens_of, std::int64_t* reque
     v.total_tiles = request_offset[batch];
     if (v.strategy == Strategy::fixed_split) v.chunk = plan::fixed_split_chunk(longest, v.splits);
     // At the plan's own lengths (the same total: no request can be longer) the snap stands as chosen.
-    if (v.strategy == Strategy::stream_k && v.snap > 0 && v.total_tiles != s.total_tiles && !plan::keeps_snap(v, plan::stream_k_max_load(v))) v.snap = 0;
+    if (v.strategy == Strategy::stream_k && v.snap > 0 && !keep_snap && v.total_tiles != s.total_tiles && !plan::keeps_snap(v, plan::stream_k_max_load(v))) v.snap = 0;
     if (v.strategy == Strategy::stream_k && (v.total_tiles == s.total_tiles ? v.capacity_one_output_per_cta : plan::one_output_per_cta(v))) {
         v.strategy = Strategy::no_split;
     }
@@ -33,8 +33,8 @@ PlanView live_view_of(const Schedule& s, TokensOf tokens_of, std::int64_t* reque
 }  // namespace
 
 PlanView live_view(const Schedule& s, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
-                   std::int64_t* request_offset) {
-    return live_view_of(s, [&](std::int64_t b) { return tensors::live_tokens(kv, seqlens, b); }, request_tiles, request_offset);
+                   std::int64_t* request_offset, bool keep_snap) {
+    return live_view_of(s, [&](std::int64_t b) { return tensors::live_tokens(kv, seqlens, b); }, request_tiles, request_offset, keep_snap);
 }
 
 Schedule live_schedule(const Schedule& s, const std::vector<std::int64_t>& live) {

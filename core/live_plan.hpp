@@ -71,9 +71,11 @@ LEANATTN_HD inline bool one_output_per_cta(const PlanView& p) {
 // The schedule's view with per-request arrays derived from host-readable lengths: fills request_tiles
 // (batch) and request_offset (batch + 1), which the returned view points to; the live total, fixed-split's
 // live chunk, and stream-k's live snap (the plan's, or 0 where plan::keeps_snap refuses it); a stream-k step whose
-// CTAs each hold one whole output (plan::one_output_per_cta) comes back as no-split.
+// CTAs each hold one whole output (plan::one_output_per_cta) comes back as no-split. `keep_snap`: the snap stands
+// whatever the lengths (a GPU that cannot hold the grid at once must not run the paper's plan: its hosts could wait on
+// CTAs that never become resident; cuda's run() keeps it so on the device).
 PlanView live_view(const Schedule& schedule, const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t* request_tiles,
-                   std::int64_t* request_offset);
+                   std::int64_t* request_offset, bool keep_snap = false);
 
 // The step a plan made for capacities runs at `live` lengths (one per request, each in [q_len, its capacity]), as a
 // schedule of its own: the problem at those lengths, with live_view's arrays, total, chunk, snap and strategy, and the

@@ -242,11 +242,13 @@ ByteRange lse_bytes(const Problem& p, const DecodeTensors& t) {
     return extent(t.lse.data, {{p.batch, t.lse.stride_batch}, {p.q_heads, t.lse.stride_head}, {p.q_len, t.lse.stride_token}}, 1, sizeof(float));
 }
 
-void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void* workspace, std::size_t bytes, bool host_readable) {
+void check_workspace_apart(const Problem& p, const DecodeTensors& t, const void* workspace, std::size_t bytes, bool host_readable, Outputs outputs) {
     const auto begin = reinterpret_cast<std::uintptr_t>(workspace);
     const ByteRange mine{begin, bytes > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + bytes};
-    require(!mine.overlaps(out_bytes(p, t)), "workspace", "overlaps out: the run would write its partials over the output it computes");
-    require(!mine.overlaps(lse_bytes(p, t)), "workspace", "overlaps softmax_lse");
+    if (outputs == Outputs::written) {
+        require(!mine.overlaps(out_bytes(p, t)), "workspace", "overlaps out: the run would write its partials over the output it computes");
+        require(!mine.overlaps(lse_bytes(p, t)), "workspace", "overlaps softmax_lse");
+    }
     const std::int64_t element = dtype_bytes(t.dtype);
     const char* why = ": the run writes its partials and tables there while it reads them (the workspace needs memory of its own)";
     for (const auto& [read, name] : {std::pair{head_tensor_bytes(p, t.q, t.dtype), "q"}, std::pair{cache_bytes(p, t.kv, t.kv.k, host_readable, element), "k_cache"},

@@ -28,13 +28,15 @@ void check_decode_tensors(const Problem& shape, const DecodeTensors& tensors, bo
 // above). softmax_lse overlapping out is refused by check_decode_tensors, and either overlapping cache_seqlens, block_table
 // or cu_seqlens too; a workspace overlapping anything the run reads or writes (out, softmax_lse, q, K, V, the lengths,
 // block table and cu_seqlens) by check_workspace_apart, which the executors call (`host_readable` as above: a ragged
-// cache's extent needs cu_seqlens read).
+// cache's extent needs cu_seqlens read; `outputs` unused: a staged step's staging, which writes the workspace alone,
+// so its out and softmax_lse are not compared).
 struct ByteRange {
     std::uintptr_t begin = 0, end = 0;
     bool overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
 };
 ByteRange out_bytes(const Problem& shape, const DecodeTensors& tensors);
 ByteRange lse_bytes(const Problem& shape, const DecodeTensors& tensors);  // empty without one
-void check_workspace_apart(const Problem& shape, const DecodeTensors& tensors, const void* workspace, std::size_t bytes, bool host_readable);
+void check_workspace_apart(const Problem& shape, const DecodeTensors& tensors, const void* workspace, std::size_t bytes, bool host_readable,
+                           Outputs outputs = Outputs::written);
 
 }  // namespace leanattn

@@ -63,7 +63,13 @@ std::int64_t reduce_grid(const Schedule& plan) {
     return plan.launches > 1 ? shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim) : 0;
 }
 
-KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.block_rows()), trace}; }
+// The one-row kernel (CUDA cores) ends every row at the segment's end: right for a row of q_len 1, which sees every
+// token. A one-row tile of several new tokens (tile_rows 1, q_len > 1) needs its row's causal end, which the
+// tensor-core kernels apply: it runs on the two-row one, its second row padding.
+KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) {
+    const std::int64_t rows = shape.block_rows() == 1 && shape.q_len > 1 ? 2 : shape.block_rows();
+    return {dtype, shape.head_dim, kernel_rows(rows), trace};
+}
 
 // What both kinds of step check before they enqueue anything (an InputError leaves the stream untouched), and
 // the kernels they launch.
@@ -74,7 +80,8 @@ ReadyKernels checked_kernels(const Schedule& plan, const DecodeTensors& t, void*
     check_alignment(t, outputs);  // first: a pointer moved off its alignment may also reach into a neighbour (overlap, below)
     check_decode_tensors(shape, t, /*host_readable=*/false, outputs);
     check_workspace(plan, workspace, bytes);
-    if (outputs == Outputs::written) check_workspace_apart(shape, t, workspace, workspace_bytes(plan), /*host_readable=*/false);
+    // Staging writes the workspace too (the step's table), so it is kept off the inputs then as well.
+    check_workspace_apart(shape, t, workspace, workspace_bytes(plan), /*host_readable=*/false, outputs);
     if (plan.grid > INT_MAX || reduce_grid(plan) > INT_MAX) throw InputError("plan", "its grid exceeds the 2^31 − 1 CTAs of one launch");
     const ReadyKernels kernels = ready_kernels(variant_of(shape, t.dtype, trace));
     check_residency(plan, t.kv, current_device_sms(), kernels.ctas_per_sm);
@@ -108,11 +115,14 @@ DecodeParams decode_params(const Schedule& plan, const PlanView& view, const Dec
     return p;
 }
 
+// Whether this GPU holds the plan's grid at once: else a live step keeps the plan's snap (core/live_plan.hpp).
+bool holds_grid(const Schedule& plan, const ReadyKernels& kernels) { return plan.grid <= current_device_sms() * kernels.ctas_per_sm; }
+
 // A step of run(), its checks passed: the prologue, the decode kernel and fixed-split's reduce.
 void enqueue_decode(const Schedule& plan, const DecodeTensors& t, const ReadyKernels& kernels, void* workspace, cudaStream_t stream, const TraceBuffer& trace) {
     PlanView view = plan.view();
     // A live step may run the paper's plan instead of a snapped one only if this GPU holds the grid at once.
-    if (plan.grid > current_device_sms() * kernels.ctas_per_sm) view.capacity_max_load = view.capacity_ideal_load = 0;
+    if (!holds_grid(plan, kernels)) view.capacity_max_load = view.capacity_ideal_load = 0;
     const DecodeParams p = decode_params(plan, view, t, workspace, trace);
 
     enqueue_live_plan(view, plan, t, workspace, workspace_layout(plan), stream);
@@ -205,7 +215,7 @@ KvCacheView host_kv(const DecodeTensors& tensors, const HostLengths& lengths, co
 
 bool enqueue_table_step(const Schedule& plan, const DecodeTensors& tensors, const HostLengths& lengths, const ReadyKernels& kernels, void* workspace,
                         cudaStream_t stream, const TraceBuffer& trace, StepTable& step) {
-    if (!make_step_table(plan, host_kv(tensors, lengths, "host-lengths step"), lengths.seqlens, step)) return false;
+    if (!make_step_table(plan, host_kv(tensors, lengths, "host-lengths step"), lengths.seqlens, step, !holds_grid(plan, kernels))) return false;
     const DecodeParams p = decode_params(plan, plan.view(), tensors, workspace, trace);
     launch(decode_table_kernel(kernels.set, plan.narrow_streams), static_cast<unsigned>(plan.grid), decode_shared_bytes(), stream, false, p, step);
     if (plan.launches > 1) launch(kernels.set.reduce_table, static_cast<unsigned>(reduce_grid(plan)), 0, stream, true, p);
@@ -235,11 +245,11 @@ void stage_step(const Schedule& plan, const DecodeTensors& tensors, const HostLe
         throw InputError("stream", "is capturing a graph: stage the step before replaying the graph, outside the capture (a copy inside the "
                                    "graph costs a replay ~9 us); capture run_staged alone");
     }
-    (void)checked_kernels(plan, tensors, workspace, bytes, false, Outputs::unused);  // it writes the workspace alone
+    const ReadyKernels kernels = checked_kernels(plan, tensors, workspace, bytes, false, Outputs::unused);  // it writes the workspace alone
     const KvCacheView kv = host_kv(tensors, lengths, "staged step");
     if (!stageable(plan)) return;  // run_staged runs it as run() does
     static thread_local StepTable step;  // ~11 KB: kept off the stack
-    if (!make_step_table(plan, kv, lengths.seqlens, step)) throw std::logic_error("a stageable plan's step did not fit its table");
+    if (!make_step_table(plan, kv, lengths.seqlens, step, !holds_grid(plan, kernels))) throw std::logic_error("a stageable plan's step did not fit its table");
     // The table's used part: its CTAs' first segments, then the segments and the empty requests.
     const std::size_t used = offsetof(StepTable, segments) + static_cast<std::size_t>(step.used_segments()) * sizeof(TableSegment);
     auto* table = static_cast<unsigned char*>(workspace) + workspace_layout(plan).step_table;

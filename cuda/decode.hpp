@@ -66,7 +66,8 @@ std::size_t workspace_bytes(const Schedule& plan);
 // plan (core/tensor_checks.hpp with host_readable = false, the shapes above, 16-byte alignment), the
 // workspace is missing or short, or the plan's grid exceeds what this GPU holds at once for the kernel
 // while its hosts wait inside the launch (a plan made for another GPU could deadlock), or, for a plan of whole
-// outputs beyond it, the cache holds longer outputs than the plan was made for (cuda/run_checks.hpp says why).
+// outputs beyond it, the cache holds longer outputs than the plan was made for (cuda/run_checks.hpp says why; a
+// ragged cache's parts, read on the device, are the caller's to keep within the plan's lengths).
 // A CUDA error at launch throws std::runtime_error.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 

@@ -70,9 +70,18 @@ __device__ inline float exp2_or_zero(float x) {
     return y;
 }
 
+// The larger of a and b, NaN if either is (max.NaN, sm_80+: one instruction, as fmaxf). fmaxf drops a NaN, so a row whose
+// scores were all NaN (a NaN in q) kept m = −∞ and came out as a row that saw no token, 0 and −∞, and a NaN key could
+// vanish or not by where it fell; with this every running maximum keeps it, and the row is NaN, as on the CPU.
+__device__ inline float max_nan(float a, float b) {
+    float y;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+    return y;
+}
+
 // Merge (m2, l2, a2) into (m, l, a): the softmax re-scaling operator (associative; the paper's proof).
 __device__ inline void merge_state(float& m, float& l, float& a, float m2, float l2, float a2) {
-    const float mn = fmaxf(m, m2);
+    const float mn = max_nan(m, m2);
     if (mn == -INFINITY) return;
     const float s1 = exp2_or_zero(m - mn), s2 = exp2_or_zero(m2 - mn);
     l = l * s1 + l2 * s2;
@@ -421,7 +430,7 @@ template <int dims, int n>
 __device__ inline void merge_row_states(RowState<dims>& into, const RowState<dims> (&others)[n], int count) {
     float mx = into.m;
 #pragma unroll
-    for (int i = 0; i < n; ++i) mx = i < count ? fmaxf(mx, others[i].m) : mx;
+    for (int i = 0; i < n; ++i) mx = i < count ? max_nan(mx, others[i].m) : mx;
     if (mx == -INFINITY) return;
     const float s0 = exp2_or_zero(into.m - mx);
     into.l *= s0;

@@ -305,8 +305,8 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                         for (int c = 0; c < 2; ++c) {
                             s[b][nt][c] *= p.scale_log2;
                             s[b][nt][2 + c] = second_row ? s[b][nt][2 + c] * p.scale_log2 : -INFINITY;
-                            mx0 = fmaxf(mx0, s[b][nt][c]);
-                            mx1 = fmaxf(mx1, s[b][nt][2 + c]);
+                            mx0 = max_nan(mx0, s[b][nt][c]);
+                            mx1 = max_nan(mx1, s[b][nt][2 + c]);
                         }
                     }
                 } else {
@@ -317,19 +317,19 @@ __device__ __forceinline__ void decode_mma(const DecodeParams& p, Work work, Cta
                             const std::int64_t token = start[b] + nt * 8 + col2 + c;
                             s[b][nt][c] = token < end0 ? s[b][nt][c] * p.scale_log2 : -INFINITY;
                             s[b][nt][2 + c] = second_row && token < end1 ? s[b][nt][2 + c] * p.scale_log2 : -INFINITY;
-                            mx0 = fmaxf(mx0, s[b][nt][c]);
-                            mx1 = fmaxf(mx1, s[b][nt][2 + c]);
+                            mx0 = max_nan(mx0, s[b][nt][c]);
+                            mx1 = max_nan(mx1, s[b][nt][2 + c]);
                         }
                     }
                 }
             }
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-            mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+            mx0 = max_nan(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+            mx0 = max_nan(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
             if constexpr (second_row) {
-                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+                mx1 = max_nan(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+                mx1 = max_nan(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
             }
-            const float new0 = fmaxf(m0, mx0), new1 = fmaxf(m1, mx1);
+            const float new0 = max_nan(m0, mx0), new1 = max_nan(m1, mx1);
             const float corr0 = new0 == -INFINITY ? 1.0f : exp2_or_zero(m0 - new0);
             const float corr1 = !second_row || new1 == -INFINITY ? 1.0f : exp2_or_zero(m1 - new1);
             float pr[NB][2][4], psum0 = 0.0f, psum1 = 0.0f;

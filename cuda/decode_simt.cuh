@@ -123,10 +123,10 @@ __device__ __forceinline__ void decode_simt(const DecodeParams& p, Work work, Ct
             for (int r = 0; r < ROWS; ++r) {
                 float mx = score[0][r];
 #pragma unroll
-                for (int s = 1; s < steps; ++s) mx = fmaxf(mx, score[s][r]);
+                for (int s = 1; s < steps; ++s) mx = max_nan(mx, score[s][r]);
 #pragma unroll
-                for (int off = lanes_per_token; off < 32; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-                m_new[r] = fmaxf(m[r], mx);
+                for (int off = lanes_per_token; off < 32; off *= 2) mx = max_nan(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+                m_new[r] = max_nan(m[r], mx);
                 const float correction = m_new[r] == -INFINITY ? 1.0f : exp2_or_zero(m[r] - m_new[r]);
                 l[r] *= correction;
 #pragma unroll

@@ -8,7 +8,7 @@
 
 namespace leanattn::cuda {
 
-bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step) {
+bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step, bool keep_snap) {
     const std::int64_t batch = plan.problem.batch, per_request = plan.problem.outputs_per_request(), tile = plan.problem.tile;
     if (plan.grid > max_table_ctas || plan.problem.outputs() > INT32_MAX) return false;  // entries hold int32 output ids
     // The walk the device would do at these lengths: core's live_view (the snap re-checked, one output per CTA
@@ -17,7 +17,7 @@ bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int
     static thread_local std::vector<std::int64_t> request_tiles, request_offset;
     request_tiles.resize(static_cast<std::size_t>(batch));
     request_offset.resize(request_tiles.size() + 1);
-    const PlanView live = live_view(plan, kv, seqlens, request_tiles.data(), request_offset.data());
+    const PlanView live = live_view(plan, kv, seqlens, request_tiles.data(), request_offset.data(), keep_snap);
     int count = 0;
     for (std::int64_t g = 0; g < plan.grid; ++g) {
         step.cta_first[g] = static_cast<std::uint16_t>(count);

@@ -61,7 +61,9 @@ struct StepTable {
 // the core's walker finds them on the live plan (core/live_plan.hpp), so a host-lengths step runs the very
 // segments a step of run() at these lengths would. False when they need more CTAs or segments than a launch
 // holds, or the plan has more outputs than an int32 counts (then `step` is partly written and means nothing).
-bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step);
+// `keep_snap`: the GPU cannot hold the plan's grid at once, so the snap stands at any lengths, as run() keeps it
+// (core's live_view).
+bool make_step_table(const Schedule& plan, const KvCacheView& kv, const std::int32_t* seqlens, StepTable& step, bool keep_snap = false);
 
 // Whether every step of `plan`, at any lengths up to its capacities, fits a table: at most max_table_ctas CTAs, and
 // at most max_table_segments segments however the live lengths cut them (a CTA's contiguous range of LeanTiles holds one

@@ -175,8 +175,18 @@ def _check_lengths(shape, cache_seqlens, block_table):
 
 
 def _host_lengths(host_seqlens, batch):
-    """host_seqlens as a contiguous int32 CPU tensor of shape (batch,): from a CPU tensor or a sequence of ints."""
-    lengths = host_seqlens if isinstance(host_seqlens, torch.Tensor) else torch.tensor(list(host_seqlens), dtype=torch.int32)
+    """host_seqlens as a contiguous int32 CPU tensor of shape (batch,): from an int32 CPU tensor, as cache_seqlens, or a
+    sequence of ints within int32 (a conversion would wrap 2**32 + 5 to 5, or cut 100.9 to 100, without a word)."""
+    if isinstance(host_seqlens, torch.Tensor):
+        lengths = host_seqlens
+        _require(lengths.dtype == torch.int32, TypeError, f"host_seqlens must be int32, got {lengths.dtype} (host_seqlens.to(torch.int32))")
+    else:
+        values = list(host_seqlens)
+        for i, n in enumerate(values):
+            _require(isinstance(n, numbers.Integral) and not isinstance(n, bool), TypeError,
+                     f"host_seqlens[{i}] must be an int, got {type(n).__name__} {n!r}")
+            _require(-2**31 <= n < 2**31, ValueError, f"host_seqlens[{i}] = {n} is beyond int32")
+        lengths = torch.tensor(values, dtype=torch.int32)
     _require(lengths.device.type == "cpu", ValueError, f"host_seqlens must be in host memory, got a tensor on {lengths.device}")
     _require(tuple(lengths.shape) == (batch,), ValueError, f"host_seqlens must have shape ({batch},), got {tuple(lengths.shape)}")
     return lengths.to(torch.int32).contiguous()
@@ -305,7 +315,7 @@ class DecodePlan:
         stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
         if staged:
             _check_run(L.lib.leanattn_run_staged(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
-        elif host_lengths is not None and q.is_cuda:
+        elif host_lengths is not None:  # on the CPU too: the library compares host_seqlens with cache_seqlens there
             _check_run(L.lib.leanattn_run_host_lengths(self._plan, ctypes.byref(tensors), host_lengths.data_ptr(), None, self.workspace.data_ptr(),
                                                   self.workspace.numel(), stream, 0))
         else:

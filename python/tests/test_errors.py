@@ -130,8 +130,15 @@ def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
     plan = leanattn.DecodePlan(q, k, v, table)
     raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64]))
     raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 8]))  # not cache_seqlens
+    # Unchecked too: on the CPU the library compares them (a GPU step would walk host_seqlens, so they must be the same).
+    raises(ValueError, "host_seqlens", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 8], check_lengths=False))
+    # Taken as cache_seqlens is, int32, or ints within it: no value wraps or is cut on the way.
+    raises(TypeError, "host_seqlens must be int32", lambda: plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9])))
+    raises(ValueError, "host_seqlens[1] = 4294967305 is beyond int32", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 2**32 + 9]))
+    raises(TypeError, "host_seqlens[1] must be an int", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 9.5]))
     out = plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9], dtype=torch.int32))
     assert torch.equal(out, plan.run(q, k, v, lengths, table))
+    assert torch.equal(out, plan.run(q, k, v, lengths, table, host_seqlens=[64, 9], check_lengths=False))
 
 
 def test_a_stream_k_option_for_another_strategy_is_refused_not_dropped(case):
@@ -214,6 +221,13 @@ def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(
     L.check(L.lib.leanattn_run_host_lengths(plan._plan, ctypes.byref(tensors), host.data_ptr(), None, plan.workspace.data_ptr(),
                                             plan.workspace.numel(), None, 1))
     assert torch.equal(out, plan.run(q, k, v, lengths, table))
+    # A ragged cache's step needs host_cu_seqlens on every plan (a GPU's walks them), so a CPU plan refuses their absence too.
+    ragged = plan._tensors(plan.shape, q, k, v, lengths, table, out, None, 0.0)
+    ragged.kv.layout = L.KV_RAGGED
+    raises(ValueError, "host_cu_seqlens (is NULL", lambda: L.check(L.lib.leanattn_run_host_lengths(
+        plan._plan, ctypes.byref(ragged), host.data_ptr(), None, plan.workspace.data_ptr(), plan.workspace.numel(), None, 1)))
+    raises(ValueError, "host_cu_seqlens (is NULL", lambda: L.check(L.lib.leanattn_stage_step(
+        plan._plan, ctypes.byref(ragged), host.data_ptr(), None, plan.workspace.data_ptr(), plan.workspace.numel(), None)))
     raises(ValueError, "bytes (is NULL", lambda: L.check(L.lib.leanattn_plan_workspace_bytes(plan._plan, None)))
     raises(ValueError, "json (is NULL", lambda: L.check(L.lib.leanattn_plan_json(plan._plan, None)))
 

@@ -339,7 +339,30 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
     }
 }
 
-TEST_CASE("a NaN in one KV head's keys makes that head's rows NaN, as on the CPU, in a step of run() and a host-lengths step, and the other rows exact") {
+TEST_CASE("one-row output tiles of several new tokens (tile_rows 1, q_len 3) see only their causal prefix, for every strategy and head dim") {
+    if (!gpu_or_skip("the one-row causal test")) return;
+    for (const std::int64_t head_dim : {64, 96, 128, 256}) {
+        Problem p = gpu_problem(4, 2, head_dim, {1500, 700});
+        p.q_len = 3, p.tile_rows = 1;  // six rows a KV head, each its own output tile
+        const DeviceSpec device = cuda::live_device(p, DType::bf16);
+        cuda::DeviceTensors tensors(p, DType::bf16, CacheLayout::paged, 16, 9);
+        cuda::HostTensors host = tensors.to_host();
+        const ReferenceOutput ref = reference_attention(p, host.view());
+        const cuda::Stream stream;
+        for (Strategy strategy : all_strategies) {
+            CAPTURE(head_dim, strategy_name(strategy));
+            const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
+            const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+            run_to_host(plan, tensors.view(), workspace, tensors, host, stream);
+            const Errors e = compare_to_reference(p, host.view(), ref);
+            REQUIRE(e.non_finite == 0);
+            REQUIRE(e.rel_l2 <= tolerance(DType::bf16));
+            REQUIRE(e.lse_max_abs <= lse_tolerance);
+        }
+    }
+}
+
+TEST_CASE("a NaN in a KV head's keys makes that head's rows NaN, one in q its row, as on the CPU, in a step of run() and a host-lengths step, and the other rows exact") {
     if (!gpu_or_skip("the NaN test")) return;
     Problem p = gpu_problem(8, 2, 128, {2000, 900});
     p.q_len = 2;
@@ -347,9 +370,13 @@ TEST_CASE("a NaN in one KV head's keys makes that head's rows NaN, as on the CPU
     cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::paged, 16, 5);
     cuda::HostTensors host = tensors.to_host();
     const ReferenceOutput clean = reference_attention(p, host.view());
-    const std::int64_t poisoned = tensors::kv_offset(host.view().kv, 0, 1, 700) + 9;  // request 0, KV head 1, token 700
     const std::uint16_t nan_bits = 0x7E00;
-    std::memcpy(host.k.data() + poisoned * 2, &nan_bits, 2);
+    // Request 0, KV head 1, token 700 (inside a block); request 1, KV head 0, token 0 (the first a segment reads); request
+    // 1's new token 0 of query head 4 (KV head 1): every score of that row NaN.
+    for (const std::int64_t at : {tensors::kv_offset(host.view().kv, 0, 1, 700) + 9, tensors::kv_offset(host.view().kv, 1, 0, 0) + 100}) {
+        std::memcpy(host.k.data() + at * 2, &nan_bits, 2);
+    }
+    std::memcpy(host.q.data() + (tensors::row_offset(host.view().q, 1, 0, 4) + 17) * 2, &nan_bits, 2);
     tensors.upload_inputs(host);
     const cuda::Stream stream;
     const cuda::HostLengths lengths{host.seqlens.data(), nullptr};
@@ -368,7 +395,8 @@ TEST_CASE("a NaN in one KV head's keys makes that head's rows NaN, as on the CPU
             for (std::int64_t b = 0; b < p.batch; ++b) {
                 for (std::int64_t token = 0; token < p.q_len; ++token) {
                     for (std::int64_t head = 0; head < p.q_heads; ++head) {
-                        const bool nan_row = b == 0 && head / p.group() == 1;  // every row of KV head 1 sees token 700
+                        const std::int64_t kv_head = head / p.group();  // every row of a KV head sees tokens 0 and 700
+                        const bool nan_row = (b == 0 && kv_head == 1) || (b == 1 && kv_head == 0) || (b == 1 && token == 0 && head == 4);
                         const std::int64_t at = tensors::row_offset(h.o, b, token, head);
                         const float lse = h.lse.data[tensors::lse_offset(h.lse, b, token, head)];
                         REQUIRE(std::isnan(lse) == nan_row);

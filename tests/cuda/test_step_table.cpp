@@ -213,3 +213,33 @@ TEST_CASE("a plan with more CTAs or segments than one launch holds is refused, n
     CHECK_FALSE(cuda::stageable(many));
     CHECK_FALSE(cuda::stageable(stream_k));
 }
+
+TEST_CASE("a step table keeps the plan's snap where the GPU cannot hold its grid at once, as run() does, and drops it otherwise") {
+    // A plan of whole outputs made for a cache's capacity (16 requests of 2048 tokens, tiles of 16: the aligned rule
+    // snaps every start onto an output), then one request at the capacity and fifteen at a fifth: kept, the snap leaves
+    // every output whole (no host waits); dropped, the paper's plan splits outputs, whose hosts wait for peers that a GPU
+    // too small for the grid may never start.
+    Problem p;
+    p.batch = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 16, p.q_len = 1, p.tile = 16;
+    p.ctx.assign(16, 2048);
+    DeviceSpec d;
+    d.name = "test";
+    d.sms = 132;
+    d.ctas_per_sm = 1;
+    const Schedule plan = make_schedule(p, d, PlanOptions{});
+    REQUIRE(plan.whole_outputs());
+    std::vector<std::int32_t> lengths(16, 410);
+    lengths[0] = 2048;
+    KvCacheView kv;
+    kv.capacity = 2048;
+    static cuda::StepTable step;
+    const auto split_outputs = [&] {
+        std::int64_t split = 0;
+        for (int s = 0; s < step.cta_first[step.grid]; ++s) split += (step.segments[s].role & cuda::TableSegment::contributor_mask) > 1 ? 1 : 0;
+        return split;
+    };
+    REQUIRE(cuda::make_step_table(plan, kv, lengths.data(), step, /*keep_snap=*/true));
+    CHECK(split_outputs() == 0);
+    REQUIRE(cuda::make_step_table(plan, kv, lengths.data(), step));
+    CHECK(split_outputs() > 8);
+}
