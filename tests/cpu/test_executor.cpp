@@ -12,6 +12,7 @@
 #include "../core/random_problems.hpp"
 #include "core/input_error.hpp"
 #include "core/live_plan.hpp"
+#include "core/tensor_checks.hpp"
 #include "cpu_fixtures.hpp"
 
 using namespace leanattn;
@@ -361,6 +362,12 @@ TEST_CASE("a run refuses out or softmax_lse whose own rows overlap, either lying
         DecodeTensors lengths_inside = base;
         lengths_inside.seqlens = static_cast<const std::int32_t*>(std::memcpy(shared.data() + 128, base.seqlens, 4 * p.batch));
         CHECK_THAT(workspace_over(lengths_inside), Catch::Contains("workspace (overlaps cache_seqlens"));
+        // Staging a GPU step writes the workspace alone: out and softmax_lse are not compared then, the inputs still are.
+        DecodeTensors out_inside = base;
+        out_inside.o.data = shared.data() + 64;
+        CHECK_NOTHROW(check_workspace_apart(p, out_inside, shared.data(), workspace.size(), true, Outputs::unused));
+        CHECK_THROWS_WITH(check_workspace_apart(p, out_inside, shared.data(), workspace.size(), true), Catch::Contains("workspace (overlaps out"));
+        CHECK_THROWS_WITH(check_workspace_apart(p, q_inside, shared.data(), workspace.size(), true, Outputs::unused), Catch::Contains("workspace (overlaps q"));
         // A layout of its own that keeps rows apart runs, and gives the very output of the usual one: heads outermost
         // within a request (strides batch 128, token 16, head 32).
         t.poison_outputs();
