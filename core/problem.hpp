@@ -32,6 +32,10 @@ struct Problem {
     std::int64_t max_tile_rows() const;
     std::int64_t row_blocks() const { return (rows() - 1) / max_tile_rows() + 1; }
     std::int64_t block_rows() const { return (rows() - 1) / row_blocks() + 1; }  // rows of every block but the last (≤ tile rows)
+    // The rows the GPU kernels compute a tile with: block_rows(), but 2 for a one-row tile of several new tokens, whose
+    // row needs its causal end, which only the tensor-core kernels (two rows and more) apply. The one-row kernel (CUDA
+    // cores) serves one-row tiles of one new token, whose row sees every token of its segment.
+    std::int64_t kernel_tile_rows() const { return block_rows() == 1 && q_len > 1 ? 2 : block_rows(); }
     std::int64_t outputs_per_request() const { return kv_heads * row_blocks(); }
     std::int64_t outputs() const { return batch * outputs_per_request(); }
     std::int64_t request_of(std::int64_t output) const { return output / outputs_per_request(); }

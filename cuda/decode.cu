@@ -63,13 +63,9 @@ std::int64_t reduce_grid(const Schedule& plan) {
     return plan.launches > 1 ? shape.outputs() * reduce_value_blocks(shape.block_rows(), shape.head_dim) : 0;
 }
 
-// The one-row kernel (CUDA cores) ends every row at the segment's end: right for a row of q_len 1, which sees every
-// token. A one-row tile of several new tokens (tile_rows 1, q_len > 1) needs its row's causal end, which the
-// tensor-core kernels apply: it runs on the two-row one, its second row padding.
-KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) {
-    const std::int64_t rows = shape.block_rows() == 1 && shape.q_len > 1 ? 2 : shape.block_rows();
-    return {dtype, shape.head_dim, kernel_rows(rows), trace};
-}
+// A one-row tile of several new tokens (tile_rows 1, q_len > 1) runs on the two-row kernel, its second row padding
+// (Problem::kernel_tile_rows says why).
+KernelVariant variant_of(const Problem& shape, DType dtype, bool trace) { return {dtype, shape.head_dim, kernel_rows(shape.kernel_tile_rows()), trace}; }
 
 // What both kinds of step check before they enqueue anything (an InputError leaves the stream untouched), and
 // the kernels they launch.

@@ -55,7 +55,7 @@ std::int64_t padded_rows(const KernelModel& kernel, std::int64_t rows, std::int6
 }
 
 int kernel_path(const Problem& p) {
-    const bool one_row = p.rows() == 1;
+    const bool one_row = p.kernel_tile_rows() == 1;  // the CUDA-core kernel: one-row tiles of one new token
     switch (p.head_dim) {
         case 64: return one_row ? 1 : 0;
         case 96: return 2;
@@ -75,7 +75,7 @@ int costed_path(const Problem& p) {
 }
 
 ComputeCost::ComputeCost(const KernelModel& kernel, const Problem& problem, std::int64_t bytes_per_element)
-    : kernel_(kernel), rows_(static_cast<double>(padded_rows(kernel, problem.block_rows(), problem.head_dim))), head_dim_(static_cast<double>(problem.head_dim)),
+    : kernel_(kernel), rows_(static_cast<double>(padded_rows(kernel, problem.kernel_tile_rows(), problem.head_dim))), head_dim_(static_cast<double>(problem.head_dim)),
       token_bytes_(static_cast<double>(problem.head_dim * 2 * bytes_per_element)), path_(costed_path(problem)) {}
 
 double ComputeCost::ns(double tokens) const {

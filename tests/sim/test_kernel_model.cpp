@@ -103,7 +103,7 @@ TEST_CASE("padded_rows: one row runs on CUDA cores except at d96, more rows pad 
     CHECK(sim::padded_rows(exact, 71, 128) == 71);
 }
 
-TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len x group is 1, and costed_path the next larger where none") {
+TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths where a tile holds one row of one new token, and costed_path the next larger where none") {
     const auto index = [](const char* name) {
         return static_cast<int>(std::find_if(std::begin(sim::kernel_path_names), std::end(sim::kernel_path_names),
                                              [&](const char* n) { return std::string(n) == name; }) -
@@ -124,6 +124,15 @@ TEST_CASE("kernel_path: the head dim, and the one-row CUDA-core paths when q_len
         CHECK(sim::kernel_path(p) == (c.path == nullptr ? -1 : index(c.path)));
         CHECK(sim::costed_path(p) == index(c.costed));
     }
+    // One-row tiles (tile_rows 1) run on CUDA cores only where each holds one new token; several new tokens need their
+    // rows' causal ends, which the tensor-core kernels apply (Problem::kernel_tile_rows, the GPU's kernel choice too).
+    Problem one_row_tiles = one_output(8, 128, 100, 1);
+    one_row_tiles.tile_rows = 1;
+    CHECK(one_row_tiles.kernel_tile_rows() == 1);
+    CHECK(sim::kernel_path(one_row_tiles) == index("d128_1row"));
+    one_row_tiles.q_len = 3;
+    CHECK(one_row_tiles.kernel_tile_rows() == 2);
+    CHECK(sim::kernel_path(one_row_tiles) == index("d128"));
 }
 
 TEST_CASE("under a GPU kernel's model a head dim without a path of its own pays the next larger one's per-KiB cost") {
