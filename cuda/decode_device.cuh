@@ -72,7 +72,9 @@ __device__ inline float exp2_or_zero(float x) {
 
 // The larger of a and b, NaN if either is (max.NaN, sm_80+: one instruction, as fmaxf). fmaxf drops a NaN, so a row whose
 // scores were all NaN (a NaN in q) kept m = −∞ and came out as a row that saw no token, 0 and −∞, and a NaN key could
-// vanish or not by where it fell; with this every running maximum keeps it, and the row is NaN, as on the CPU.
+// vanish or not by where it fell; with this every running maximum keeps it, and the row is NaN, as on the CPU. (One
+// difference stays, as the README says: a non-finite V of a later new token also reaches earlier new tokens' rows,
+// whose zero weight the tensor cores multiply by it.)
 __device__ inline float max_nan(float a, float b) {
     float y;
     asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));

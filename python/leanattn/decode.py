@@ -16,6 +16,7 @@ import collections
 import ctypes
 import math
 import numbers
+import operator
 import threading
 
 import torch
@@ -174,6 +175,19 @@ def _check_lengths(shape, cache_seqlens, block_table):
     return host_lengths
 
 
+def _length(i, n):
+    """host_seqlens[i] as an int within int32: an int, numpy's or a 0-dim integer tensor (operator.index takes them), not a
+    float or a bool."""
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        value = operator.index(n)
+    except TypeError:
+        raise TypeError(f"host_seqlens[{i}] must be an int, got {type(n).__name__} {n!r}") from None
+    _require(-2**31 <= value < 2**31, ValueError, f"host_seqlens[{i}] = {value} is beyond int32")
+    return value
+
+
 def _host_lengths(host_seqlens, batch):
     """host_seqlens as a contiguous int32 CPU tensor of shape (batch,): from an int32 CPU tensor, as cache_seqlens, or a
     sequence of ints within int32 (a conversion would wrap 2**32 + 5 to 5, or cut 100.9 to 100, without a word)."""
@@ -181,11 +195,7 @@ def _host_lengths(host_seqlens, batch):
         lengths = host_seqlens
         _require(lengths.dtype == torch.int32, TypeError, f"host_seqlens must be int32, got {lengths.dtype} (host_seqlens.to(torch.int32))")
     else:
-        values = list(host_seqlens)
-        for i, n in enumerate(values):
-            _require(isinstance(n, numbers.Integral) and not isinstance(n, bool), TypeError,
-                     f"host_seqlens[{i}] must be an int, got {type(n).__name__} {n!r}")
-            _require(-2**31 <= n < 2**31, ValueError, f"host_seqlens[{i}] = {n} is beyond int32")
+        values = [_length(i, n) for i, n in enumerate(host_seqlens)]
         lengths = torch.tensor(values, dtype=torch.int32)
     _require(lengths.device.type == "cpu", ValueError, f"host_seqlens must be in host memory, got a tensor on {lengths.device}")
     _require(tuple(lengths.shape) == (batch,), ValueError, f"host_seqlens must have shape ({batch},), got {tuple(lengths.shape)}")

@@ -136,6 +136,8 @@ def test_host_seqlens_must_be_the_lengths_in_host_memory(case):
     raises(TypeError, "host_seqlens must be int32", lambda: plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9])))
     raises(ValueError, "host_seqlens[1] = 4294967305 is beyond int32", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 2**32 + 9]))
     raises(TypeError, "host_seqlens[1] must be an int", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[64, 9.5]))
+    raises(TypeError, "host_seqlens[0] must be an int", lambda: plan.run(q, k, v, lengths, table, host_seqlens=[True, 9]))
+    assert torch.equal(plan.run(q, k, v, lengths, table, host_seqlens=list(lengths)), plan.run(q, k, v, lengths, table))  # 0-dim tensors
     out = plan.run(q, k, v, lengths, table, host_seqlens=torch.tensor([64, 9], dtype=torch.int32))
     assert torch.equal(out, plan.run(q, k, v, lengths, table))
     assert torch.equal(out, plan.run(q, k, v, lengths, table, host_seqlens=[64, 9], check_lengths=False))
