@@ -220,7 +220,7 @@ int calibrate_main(const Args& args) {
                        "what the GPU is) to decode times measured by `leanattn cuda bench --shapes`, so that `leanattn simulate\n"
                        "--kernel` predicts the kernel; checks a model on a sweep it never saw (errors, waves, fastest strategy,\n"
                        "a plain roofline beside it); or predicts a sweep before it is measured. docs/calibration.md.\n\n"
-                       "  leanattn calibrate --measured h100-train.jsonl --check h100-heldout-1.jsonl --check h100-heldout-2.jsonl -o data/kernels/leanattn-h100.json\n"
+                       "  leanattn calibrate --measured h100-train.jsonl --check h100-heldout-1.jsonl --check h100-heldout-2.jsonl -o my-fit.json\n"
                        "  leanattn calibrate --kernel leanattn-h100 --device h200 --predict data/calibration/heldout-shapes.txt -o h200-predicted.jsonl")) {
         return exit_ok;
     }

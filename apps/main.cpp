@@ -27,6 +27,14 @@ struct Subcommand {
     int (*main)(const Args&);
 };
 
+#if !defined(LEANATTN_WITH_CUDA)
+// A build without CUDA keeps the subcommand's name, to say why it cannot run rather than that it does not exist.
+int cuda_absent_main(const Args&) {
+    throw leanattn::InputError("leanattn cuda", "this leanattn was built without CUDA (CMake found no nvcc, or was given -DLEANATTN_CUDA=OFF): "
+                                                "install the CUDA toolkit and build again (README, Build) to run the kernels");
+}
+#endif
+
 const Subcommand subcommands[] = {
     {"schedule", "plan a problem and show how its LeanTiles land on the SMs (text, json, svg, html)", schedule_main},
     {"simulate", "play each strategy out on a model of the GPU: makespan, occupancy, per-SM timelines", simulate_main},
@@ -37,6 +45,8 @@ const Subcommand subcommands[] = {
     {"cpu", "run plans for real on OpenMP threads, checked against a float64 reference", cpu_main},
 #if defined(LEANATTN_WITH_CUDA)
     {"cuda", "validate|bench: run the decode kernels on this GPU, checked against float64 / timed against the floor", cuda_main},
+#else
+    {"cuda", "validate|bench: not in this build (made without CUDA: see `leanattn cuda`)", cuda_absent_main},
 #endif
 };
 

@@ -222,6 +222,8 @@ leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_te
         const DecodeTensors t = capi::to_tensors(tensors, plan->dtype);
         if (plan->device == LEANATTN_DEVICE_CUDA) {
             capi::gpu::stage_step(plan->cuda_device, plan->schedule, t, host_seqlens, host_cu_seqlens, workspace, workspace_bytes, stream);
+        } else {
+            cpu::check_step(plan->schedule, t, workspace, workspace_bytes, Outputs::unused);  // staging is a CPU plan's no-op, its checks are not
         }
     });
 }

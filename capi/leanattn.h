@@ -41,9 +41,9 @@
  * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256 and q_len 1 to 8,
  * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned. No CUDA call checks a length: each
  * clamps it to the cache (host-lengths and staged steps the host's copy), a row that then sees no token getting out 0
- * and lse -inf; a ragged cache's cu_seqlens are the caller's to keep valid (non-decreasing from 0, within k and v, and
- * for a plan whose grid exceeds what the GPU holds at once, no part longer than the plan's lengths), as no call can
- * check them against k's rows.
+ * and lse -inf (a ragged part that is reversed or starts before row 0 holding no token); a ragged cache's cu_seqlens
+ * are otherwise the caller's to keep valid (within k and v, and for a plan whose grid exceeds what the GPU holds at
+ * once, no part longer than the plan's lengths), as no call can check them against k's rows.
  *
  * Versions: LEANATTN_VERSION_* below are this header's; leanattn_version() is the library's ("0.1.0"). Until 1.0 a
  * minor version may change these structs, so the shared library's soname carries it (libleanattn.so.0.1) and
@@ -192,8 +192,9 @@ LEANATTN_API leanattn_status leanattn_run_host_lengths(const leanattn_plan* plan
  * On an H100 about a host-lengths step's time, 2-4 us less than a captured leanattn_run (README). Stage every
  * step, on the stream the graph is replayed on; staging while the stream captures is refused (a copy inside a graph
  * costs ~9 us a replay). A plan whose steps may need more than 512 CTAs or segments stages nothing and runs as
- * leanattn_run does, as do CPU plans. Zero the workspace once before its first step. leanattn_stage_step neither
- * reads nor writes out and softmax_lse, nor checks them. */
+ * leanattn_run does, as do CPU plans (whose staging checks the tensors, lengths and workspace as a GPU's does, then
+ * does nothing). Zero the workspace once before its first step. leanattn_stage_step neither reads nor writes out and
+ * softmax_lse, nor checks them. */
 LEANATTN_API leanattn_status leanattn_stage_step(const leanattn_plan* plan, const leanattn_tensors* tensors, const int32_t* host_seqlens,
                                                  const int32_t* host_cu_seqlens, void* workspace, size_t workspace_bytes, void* stream);
 LEANATTN_API leanattn_status leanattn_run_staged(const leanattn_plan* plan, const leanattn_tensors* tensors, void* workspace, size_t workspace_bytes,

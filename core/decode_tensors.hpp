@@ -137,11 +137,13 @@ LEANATTN_HD inline std::int64_t kv_run(const KvCacheView& kv, std::int64_t t, st
 }
 
 // The tokens request b holds now: seqlens[b], clamped to what its part of the cache can hold, so that no
-// length (however wrong) makes a kernel read outside the cache.
+// length (however wrong) makes a kernel read outside the cache. A ragged cache's part is [cu_seqlens[b],
+// cu_seqlens[b + 1]): one that is reversed or starts before row 0 holds nothing (where it ends is the caller's to keep
+// within k and v, whose rows no view knows).
 LEANATTN_HD inline std::int64_t live_tokens(const KvCacheView& kv, const std::int32_t* seqlens, std::int64_t b) {
-    const std::int64_t room = kv.layout == KvLayout::ragged ? kv.cu_seqlens[b + 1] - kv.cu_seqlens[b] : kv.capacity;
+    const std::int64_t room = kv.layout != KvLayout::ragged ? kv.capacity : kv.cu_seqlens[b] < 0 ? 0 : kv.cu_seqlens[b + 1] - kv.cu_seqlens[b];
     const std::int64_t n = seqlens[b];
-    return n <= 0 || room <= 0 ? 0 : (n > room ? room : n);  // a decreasing cu_seqlens gives no room, not a negative one
+    return n <= 0 || room <= 0 ? 0 : (n > room ? room : n);
 }
 
 }  // namespace tensors

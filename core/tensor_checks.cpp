@@ -84,13 +84,16 @@ void check_live_values(const Problem& p, const DecodeTensors& t) {
 
 // Bytes from `data` to the end of its last element: (extents − 1) · strides + `last_elements`, elements of `bytes` each.
 // Saturated, as the strides are the caller's: a range that would pass the end of the address space ends there.
+// A sum that saturated (2^63 bytes or more) or an end past 2^64 is beyond the address space: a kernel's address
+// arithmetic would wrap there, onto memory the range does not cover.
 ByteRange extent(const void* data, std::initializer_list<std::pair<std::int64_t, std::int64_t>> extents_strides, std::int64_t last_elements,
                  std::int64_t bytes) {
     std::int64_t elements = last_elements;
     for (const auto& [extent, stride] : extents_strides) elements = saturating::add(elements, saturating::mul(extent - 1, stride));
+    const std::int64_t length = saturating::mul(elements, bytes);
     const auto begin = reinterpret_cast<std::uintptr_t>(data);
-    const auto length = static_cast<std::uintptr_t>(saturating::mul(elements, bytes));
-    return {begin, length > UINTPTR_MAX - begin ? UINTPTR_MAX : begin + length};
+    const bool beyond = length == saturating::max || static_cast<std::uintptr_t>(length) > UINTPTR_MAX - begin;
+    return {begin, beyond ? UINTPTR_MAX : begin + static_cast<std::uintptr_t>(length), beyond};
 }
 
 // q's or out's bytes: (batch, q_len, q_heads, head_dim) of `dtype`.
@@ -212,10 +215,15 @@ void check_written_apart(const Problem& p, const DecodeTensors& t, bool host_rea
                 "values overlap (each query head and token needs a float of its own: check the strides)");
     }
     const ByteRange out = out_bytes(p, t), lse = lse_bytes(p, t);
-    require(!lse.overlaps(out), "softmax_lse", "overlaps out (each needs memory of its own)");
     const std::int64_t bytes = dtype_bytes(t.dtype);
     const ByteRange q = head_tensor_bytes(p, t.q, t.dtype);
     const ByteRange k = cache_bytes(p, t.kv, t.kv.k, host_readable, bytes), v = cache_bytes(p, t.kv, t.kv.v, host_readable, bytes);
+    // Before any overlap: a range past the address space wraps onto memory no comparison of ranges would see.
+    for (const auto& [range, name] : {std::pair{out, "out"}, std::pair{lse, "softmax_lse"}, std::pair{q, "q"}, std::pair{k, "k_cache"}, std::pair{v, "v_cache"}}) {
+        require(!range.beyond_address_space, name, "strides reach past the end of the address space (its last element would lie 2^64 bytes or more "
+                                                   "beyond its first address): check the strides");
+    }
+    require(!lse.overlaps(out), "softmax_lse", "overlaps out (each needs memory of its own)");
     // out may be q itself, element for element (in place): each output tile reads its own query rows before any CTA
     // writes that tile's output (a host writes after its peers' partials, and those come after their reads of Q).
     const bool in_place = t.o.data == t.q.data && t.o.stride_batch == t.q.stride_batch && t.o.stride_token == t.q.stride_token &&

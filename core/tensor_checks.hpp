@@ -32,6 +32,7 @@ void check_decode_tensors(const Problem& shape, const DecodeTensors& tensors, bo
 // so its out and softmax_lse are not compared).
 struct ByteRange {
     std::uintptr_t begin = 0, end = 0;
+    bool beyond_address_space = false;  // its last byte lies past 2^64 (end is then capped there): check_decode_tensors refuses it
     bool overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
 };
 ByteRange out_bytes(const Problem& shape, const DecodeTensors& tensors);

@@ -128,11 +128,8 @@ struct DeferredHost {
 
 std::size_t workspace_bytes(const Schedule& plan) { return WorkspaceLayout(plan).total; }
 
-void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t bytes, int threads) {
-    if (threads < 0 || threads > max_threads) {
-        throw InputError({{"threads", std::to_string(threads)}}, "must lie in 0.." + std::to_string(max_threads) + " (0: OpenMP's default)");
-    }
-    check_decode_tensors(s.problem, t, /*host_readable=*/true);
+void check_step(const Schedule& s, const DecodeTensors& t, const void* workspace, std::size_t bytes, Outputs outputs) {
+    check_decode_tensors(s.problem, t, /*host_readable=*/true, outputs);
     const WorkspaceLayout w(s);
     if (reinterpret_cast<std::uintptr_t>(workspace) % alignof(std::max_align_t) != 0) {
         throw InputError("workspace", "must be aligned to " + std::to_string(alignof(std::max_align_t)) + " bytes");
@@ -141,7 +138,15 @@ void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t
     if (bytes < w.total) {
         throw InputError("workspace", "holds " + std::to_string(bytes) + " bytes; this plan needs " + std::to_string(w.total) + " (workspace_bytes)");
     }
-    check_workspace_apart(s.problem, t, workspace, w.total, /*host_readable=*/true);
+    check_workspace_apart(s.problem, t, workspace, w.total, /*host_readable=*/true, outputs);
+}
+
+void run(const Schedule& s, const DecodeTensors& t, void* workspace, std::size_t bytes, int threads) {
+    if (threads < 0 || threads > max_threads) {
+        throw InputError({{"threads", std::to_string(threads)}}, "must lie in 0.." + std::to_string(max_threads) + " (0: OpenMP's default)");
+    }
+    check_step(s, t, workspace, bytes);
+    const WorkspaceLayout w(s);
     auto* base = static_cast<std::byte*>(workspace);
     const WorkspaceClaim claim(base + w.claim);
     const PlanView plan = live_view(s, t.kv, t.seqlens, reinterpret_cast<std::int64_t*>(base + w.tiles), reinterpret_cast<std::int64_t*>(base + w.offsets));

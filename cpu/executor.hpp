@@ -16,6 +16,7 @@
 
 #include "core/decode_tensors.hpp"
 #include "core/schedule.hpp"
+#include "core/tensor_checks.hpp"
 
 namespace leanattn::cpu {
 
@@ -35,5 +36,10 @@ std::size_t workspace_bytes(const Schedule& plan);
 // threads (std::bad_alloc) is rethrown after they stop. Deterministic: the result is bitwise identical for any thread
 // count, since every reduction happens in the order the plan fixes.
 void run(const Schedule& plan, const DecodeTensors& tensors, void* workspace, std::size_t workspace_bytes, int threads = 0);
+
+// run()'s checks of the tensors and the workspace, nothing run: what a call that stages a step checks on the CPU, where
+// staging does nothing (`outputs` unused: out and softmax_lse are not looked at), so that code tried on the CPU is
+// refused where a GPU's would be.
+void check_step(const Schedule& plan, const DecodeTensors& tensors, const void* workspace, std::size_t workspace_bytes, Outputs outputs = Outputs::written);
 
 }  // namespace leanattn::cpu

@@ -104,6 +104,7 @@ void DeviceTensors::upload_inputs(const HostTensors& h) {
     put(k_, h.k);
     put(v_, h.v);
     put(seqlens_, h.seqlens);
+    if (!h.cu_seqlens.empty()) put(cu_seqlens_, h.cu_seqlens);  // a ragged cache's parts, as a test may have moved them
 }
 
 void DeviceTensors::outputs_to_host(HostTensors& h) const {

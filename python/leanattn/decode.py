@@ -27,6 +27,21 @@ _DTYPES = {torch.float32: L.FP32, torch.float16: L.FP16, torch.bfloat16: L.BF16}
 _CUDA_DTYPES = (torch.float16, torch.bfloat16)
 
 
+# Bumps a tensor's version counter, as an in-place op of torch's own does, so that autograd refuses a backward pass that
+# saved it before the library wrote it through its pointer. torch.autograd.graph.increment_version where torch has it;
+# else an in-place op on an empty slice of it, which shares its counter and writes nothing.
+_increment_version = getattr(getattr(torch.autograd, "graph", None), "increment_version", None)
+
+
+def _mark_written(t):
+    if t.is_inference():
+        return  # no counter: autograd never saves an inference tensor
+    if _increment_version is not None:
+        _increment_version(t)
+    else:
+        t[:0].zero_()
+
+
 def _require_tensor(name, t):
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -59,7 +74,10 @@ def _check_run(status):
     try:
         L.check(status)
     except ValueError as e:
-        raise ValueError(str(e).replace("softmax_lse", "lse")) from None
+        message = str(e).replace("softmax_lse", "lse")
+        if "is in use by another run" in message:  # the plan's own workspace: a Python caller never passed one
+            message += " (a DecodePlan runs one step at a time: give each thread a DecodePlan of its own, or leanattn.decode)"
+        raise ValueError(message) from None
 
 
 def _scale_for_c(softmax_scale):
@@ -276,6 +294,16 @@ class DecodePlan:
         L.check(L.lib.leanattn_plan_workspace_bytes(self._plan, ctypes.byref(size)))
         self.workspace = torch.zeros(max(size.value, 1), dtype=torch.uint8, device=q.device)  # zeroed once: host-lengths steps need it
 
+    def __copy__(self):
+        raise TypeError("a DecodePlan owns a plan of the library and its workspace, which a copy would share and outlive: make "
+                        "another DecodePlan with the same arguments")
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError("a DecodePlan cannot be pickled (it holds a plan of the library): make it again where it is needed")
+
     def __del__(self):
         plan = getattr(self, "_plan", None)
         if plan:
@@ -301,6 +329,7 @@ class DecodePlan:
         require_forward_only(q=q, k_cache=k_cache, v_cache=v_cache, out=out, lse=lse)
         _require(not (staged and host_seqlens is not None), ValueError, "a staged step takes its lengths from stage(host_seqlens=...), not run()")
         scale = _scale_for_c(softmax_scale)
+        callers = [t for t in (out, lse) if t is not None]  # written through their pointers: autograd is told (_mark_written)
         if out is None:
             out = torch.empty_like(q, memory_format=torch.contiguous_format)
         for what in ("shape", "dtype", "device"):
@@ -330,6 +359,8 @@ class DecodePlan:
                                                   self.workspace.numel(), stream, 0))
         else:
             _check_run(L.lib.leanattn_run(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
+        for t in callers:
+            _mark_written(t)
         return (out, lse) if want_lse else out
 
     def stage(self, q, k_cache, v_cache, cache_seqlens, block_table=None, *, host_seqlens):

@@ -185,6 +185,44 @@ def test_autograd_is_refused_not_dropped(case):
         assert torch.isfinite(leanattn.decode(trained, k32, v32, lengths, table)).all()
 
 
+def test_a_tensor_the_run_writes_is_marked_modified_so_autograd_refuses_a_stale_backward(case):
+    # out, lse and q run in place are written through their pointers: their version counters move as an in-place op's
+    # would, so a backward pass that saved one of them before the run refuses to use what it no longer holds.
+    q, k, v, table, lengths = case
+    q32, k32, v32 = q.float(), k.float(), v.float()
+    plan = leanattn.DecodePlan(q32, k32, v32, table)
+    lse = torch.empty((2, 4, 1), dtype=torch.float32)
+    for written in ("out", "lse", "q in place"):
+        out = torch.randn_like(q32)
+        target = {"out": out, "lse": lse, "q in place": out}[written]
+        weight = torch.ones_like(target, requires_grad=True)
+        loss = (weight * target).sum()  # saves target for the backward
+        before = target._version
+        if written == "q in place":
+            plan.run(out, k32, v32, lengths, table, out=out)
+        else:
+            plan.run(q32, k32, v32, lengths, table, out=out, lse=lse)
+        assert target._version > before, written
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
+    with torch.inference_mode():  # an inference tensor has no counter to move; the run goes on
+        out = torch.empty_like(q32)
+        plan.run(q32, k32, v32, lengths, table, out=out)
+    assert torch.equal(out, plan.run(q32, k32, v32, lengths, table))
+
+
+def test_a_plan_is_not_copied_or_pickled(case):
+    # A copy would share the library's plan and outlive it (its checks passing on a stale shape): refused, as pickling is.
+    import copy
+    import pickle
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    raises(TypeError, "make another DecodePlan", lambda: copy.copy(plan))
+    raises(TypeError, "make another DecodePlan", lambda: copy.deepcopy(plan))
+    raises(TypeError, "cannot be pickled", lambda: pickle.dumps(plan))
+    assert torch.equal(plan.run(q, k, v, lengths, table), leanattn.decode(q, k, v, lengths, table, strategy="auto"))
+
+
 def test_strategy_and_scale_of_the_wrong_type_are_refused(case):
     q, k, v, table, lengths = case
     raises(TypeError, "strategy must be", lambda: leanattn.DecodePlan(q, k, v, table, strategy=None))
@@ -232,6 +270,26 @@ def test_the_c_abi_compares_host_lengths_on_the_cpu_and_names_the_null_argument(
         plan._plan, ctypes.byref(ragged), host.data_ptr(), None, plan.workspace.data_ptr(), plan.workspace.numel(), None)))
     raises(ValueError, "bytes (is NULL", lambda: L.check(L.lib.leanattn_plan_workspace_bytes(plan._plan, None)))
     raises(ValueError, "json (is NULL", lambda: L.check(L.lib.leanattn_plan_json(plan._plan, None)))
+
+
+def test_the_c_abi_stages_nothing_on_a_cpu_plan_but_checks_what_a_gpu_would(case):
+    # Staging is a CPU plan's no-op, yet code tried on one must be refused where a GPU plan's would be.
+    import ctypes
+    from leanattn import _library as L
+    q, k, v, table, lengths = case
+    plan = leanattn.DecodePlan(q, k, v, table)
+    host = torch.tensor([64, 9], dtype=torch.int32)
+    tensors = plan._tensors(plan.shape, q, k, v, lengths, table, q, None, 0.0)
+
+    def stage(t, workspace, size):
+        return L.check(L.lib.leanattn_stage_step(plan._plan, ctypes.byref(t), host.data_ptr(), None, workspace, size, None))
+
+    stage(tensors, plan.workspace.data_ptr(), plan.workspace.numel())  # fine: nothing to stage
+    raises(ValueError, "workspace (is NULL", lambda: stage(tensors, None, 0))
+    raises(ValueError, "this plan needs", lambda: stage(tensors, plan.workspace.data_ptr(), 1))
+    raises(ValueError, "q (is missing", lambda: stage(L.Tensors(), plan.workspace.data_ptr(), plan.workspace.numel()))
+    on_k = plan._tensors(plan.shape, q, k, v, lengths, table, q, None, 0.0)
+    raises(ValueError, "workspace (overlaps k_cache", lambda: stage(on_k, k.data_ptr(), plan.workspace.numel()))
 
 
 def test_the_c_abi_refuses_a_destroyed_plan_and_destroying_it_twice_does_nothing(case):

@@ -81,3 +81,17 @@ def test_each_cuda_stream_gets_its_own_plan(generator):
     assert len(plans._plans) == 2
     for out in outs:
         assert rel_l2(out, ref) <= 1e-3
+
+
+def test_a_plan_in_use_by_another_thread_says_to_give_each_thread_its_own(generator):
+    # A CPU plan's workspace holds a mark while a step runs there; a second step finding it is refused, and a Python
+    # caller, who never passed a workspace, is told what to do. The mark is set by hand: two threads would race for it.
+    q = uniform((1, 1, 2, 32), torch.float32, generator)
+    k = uniform((1, 64, 2, 32), torch.float32, generator)
+    lengths = torch.tensor([64], dtype=torch.int32)
+    plan = leanattn.DecodePlan(q, k, k)
+    plan.workspace[:8] = torch.tensor(list(b"leanattr"[::-1]), dtype=torch.uint8)  # the mark, as a little-endian word
+    with pytest.raises(ValueError, match="give each thread a DecodePlan of its own"):
+        plan.run(q, k, k, lengths)
+    plan.workspace[:8] = 0
+    assert torch.isfinite(plan.run(q, k, k, lengths)).all()

@@ -890,7 +890,16 @@ TEST_CASE("sweep --strategy auto chooses at each value, beside the three strateg
     CHECK_THAT(run_leanattn("schedule --help").out, Catch::Contains("--plan-for"));
 }
 
-#ifdef LEANATTN_WITH_CUDA  // the command line has `cuda` only where the CUDA code was built
+#ifndef LEANATTN_WITH_CUDA
+TEST_CASE("a build without CUDA keeps `cuda` on the command line and says why it cannot run") {
+    const auto r = run_leanattn("cuda validate --batch 1");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("built without CUDA"));
+    CHECK_THAT(run_leanattn("--help").out, Catch::Contains("cuda") && Catch::Contains("not in this build"));
+}
+#endif
+
+#ifdef LEANATTN_WITH_CUDA  // the command line runs `cuda` only where the CUDA code was built
 TEST_CASE("cuda bench --shapes: a refused line becomes {flags, error}, the rest goes on, and the exit is 2") {
     // Lines the flags refuse before any GPU is looked for, so the answer is the same with a GPU or without.
     const TempFile shapes("bench-shapes.txt",

@@ -125,6 +125,24 @@ TEST_CASE("live lengths are clamped to what the request's part of the cache hold
     }
 }
 
+TEST_CASE("a ragged part that is reversed or starts before row 0 holds no token, so no kernel reads before k") {
+    Problem p;
+    p.batch = 3, p.q_heads = p.kv_heads = 1, p.head_dim = 16, p.tile = 16, p.ctx = {50, 20, 30};
+    const TensorLayout t = make_tensor_layout(p, DType::fp16, CacheLayout::ragged, 16, 1);
+    KvCacheView kv = with_tables(t);
+    const std::int32_t lengths[] = {40, 20, 30};
+    const std::int32_t before_k[] = {-8, 42, 62, 92};  // request 0's part is 50 rows long, from row -8
+    kv.cu_seqlens = before_k;
+    CHECK(tensors::live_tokens(kv, lengths, 0) == 0);
+    CHECK(tensors::live_tokens(kv, lengths, 1) == 20);
+    CHECK(tensors::live_tokens(kv, lengths, 2) == 30);
+    const std::int32_t reversed[] = {0, 50, 30, 60};  // request 1's part ends before it begins
+    kv.cu_seqlens = reversed;
+    CHECK(tensors::live_tokens(kv, lengths, 0) == 40);
+    CHECK(tensors::live_tokens(kv, lengths, 1) == 0);
+    CHECK(tensors::live_tokens(kv, lengths, 2) == 30);
+}
+
 TEST_CASE("a run of consecutive tokens stops at a paged block's end and nowhere else") {
     Problem p;
     p.batch = 1, p.q_heads = p.kv_heads = 1, p.head_dim = 16, p.tile = 16, p.ctx = {100};
@@ -188,4 +206,42 @@ TEST_CASE("out's rows overlapping through two dimensions are refused, nested lay
     CHECK(out_with(150, 170) == "accepted");  // interleaved yet apart: 150, 300 against 170, 340, 510
     // Strides near 2^62: the arithmetic saturates (it overflowed, undefined behaviour), and such rows are refused.
     CHECK_THAT(out_with((std::int64_t{1} << 62) + 100, std::int64_t{1} << 62), Catch::Contains("out ("));
+}
+
+TEST_CASE("a view whose strides reach past the end of the address space is refused naming it, before its wrapped rows could land on another's") {
+    Problem p;
+    p.batch = 2, p.q_len = 1, p.q_heads = 2, p.kv_heads = 2, p.head_dim = 16, p.tile = 16, p.ctx = {40, 40};
+    std::vector<float> memory(1 << 16);
+    const std::int32_t lengths[2] = {40, 40};
+    DecodeTensors t;
+    t.dtype = DType::fp32;
+    t.q = {memory.data(), 2 * 16, 2 * 16, 16};
+    t.o = {memory.data() + 1024, 2 * 16, 2 * 16, 16};
+    t.lse = {reinterpret_cast<float*>(memory.data() + 2048), 2, 1, 2};
+    t.kv.k = memory.data() + 4096, t.kv.v = memory.data() + 16384;
+    t.kv.stride_request = 40 * 2 * 16, t.kv.stride_token = 2 * 16, t.kv.stride_head = 16, t.kv.capacity = 40;
+    t.seqlens = lengths;
+    const auto refusal = [&](const DecodeTensors& v) {
+        try {
+            check_decode_tensors(p, v, true);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    REQUIRE(refusal(t) == "accepted");
+    // Request 1's output 2^64 bytes past request 0's: the address wraps onto request 0's rows.
+    DecodeTensors wrapped_out = t;
+    wrapped_out.o.stride_batch = std::int64_t{1} << 62;
+    CHECK_THAT(refusal(wrapped_out), Catch::Contains("out (strides reach past the end of the address space"));
+    DecodeTensors wrapped_lse = t;
+    wrapped_lse.lse.stride_batch = std::int64_t{1} << 61;
+    CHECK_THAT(refusal(wrapped_lse), Catch::Contains("softmax_lse (strides reach past"));
+    // No saturation, yet the last row lies past 2^64: a view near the top of the address space.
+    DecodeTensors at_top = t;
+    at_top.q.data = reinterpret_cast<void*>(UINTPTR_MAX - 100);  // q spans 256 bytes
+    CHECK_THAT(refusal(at_top), Catch::Contains("q (strides reach past"));
+    DecodeTensors wrapped_v = t;
+    wrapped_v.kv.stride_head = std::int64_t{1} << 61;
+    CHECK_THAT(refusal(wrapped_v), Catch::Contains("k_cache (strides reach past"));
 }

@@ -339,6 +339,46 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
     }
 }
 
+TEST_CASE("a ragged part that starts before row 0 or ends before it begins holds no token: out 0 and lse -inf, nothing read before k, in a step of run() and a host-lengths step") {
+    if (!gpu_or_skip("the ragged parts test")) return;
+    const Problem p = gpu_problem(8, 2, 128, {600, 900, 300, 700});
+    const DeviceSpec device = cuda::live_device(p, DType::fp16);
+    cuda::DeviceTensors tensors(p, DType::fp16, CacheLayout::ragged, 16, 5);
+    cuda::HostTensors host = tensors.to_host();
+    // Request 0's part from row -8 (it would read 8 rows before k), request 1's ending 100 rows before it begins; request
+    // 2's part then starts inside request 1's rows, where it reads its 300 tokens (any rows of k are the caller's choice).
+    host.cu_seqlens[0] = -8;
+    host.cu_seqlens[2] = host.cu_seqlens[1] - 100;
+    tensors.upload_inputs(host);
+    const cuda::Stream stream;
+    const cuda::HostLengths host_lengths{host.seqlens.data(), host.cu_seqlens.data()};
+    for (Strategy strategy : all_strategies) {
+        for (const bool host_step : {false, true}) {
+            CAPTURE(strategy_name(strategy), host_step);
+            const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
+            const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
+            tensors.poison_outputs(stream.get());
+            if (host_step) cuda::run(plan, tensors.view(), host_lengths, workspace.get(), workspace.bytes(), stream.get());
+            else cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
+            stream.synchronize();
+            tensors.outputs_to_host(host);
+            const DecodeTensors h = host.view();
+            REQUIRE(tensors::live_tokens(h.kv, h.seqlens, 0) == 0);
+            REQUIRE(tensors::live_tokens(h.kv, h.seqlens, 1) == 0);
+            const ReferenceOutput ref = reference_attention(p, h);
+            const Errors errors = compare_to_reference(p, h, ref);  // an empty request's rows: 0, lse -inf
+            CHECK(errors.rel_l2 <= tolerance(DType::fp16));
+            CHECK(errors.non_finite == 0);
+            CHECK(errors.lse_max_abs <= lse_tolerance);
+            for (std::int64_t head = 0; head < p.q_heads; ++head) {
+                const float lse = h.lse.data[tensors::lse_offset(h.lse, 0, 0, head)];
+                CHECK((std::isinf(lse) && lse < 0));
+                CHECK(element_to_float(DType::fp16, host.o.data() + tensors::row_offset(h.o, 1, 0, head) * 2) == 0.0);
+            }
+        }
+    }
+}
+
 TEST_CASE("one-row output tiles of several new tokens (tile_rows 1, q_len 3) see only their causal prefix, for every strategy and head dim") {
     if (!gpu_or_skip("the one-row causal test")) return;
     for (const std::int64_t head_dim : {64, 96, 128, 256}) {
