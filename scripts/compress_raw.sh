@@ -16,7 +16,7 @@ kept=(  # read by tests/app/test_calibrate_cli.cpp as plain files
   bench/results/raw/gpu-2026-11-27-live-steps/trace-cl34b16-paper.json
 )
 count=0 before=0 after=0
-# ab.sh's per-run records (A-SHAPE-1.json, its .err, ...: thousands of small files, each of which costs the carry a
+# ab.sh's per-run records (A-SHAPE-1.json, its .err, ...: thousands of small files, each of which costs a copy to the GPU machine a
 # tar header and block) go into one ab-runs.tar.xz per folder; ab.txt beside them is the table they make.
 packed=0
 while IFS= read -r dir; do

@@ -5,6 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LEANATTN_BUILD_DIR:-$root/build}
+echo "setting up and building (a few minutes the first time)..."
 "$root/scripts/build.sh" >/dev/null
 la() { echo; echo "\$ leanattn $*"; "$build/apps/leanattn" "$@"; }
 
@@ -23,8 +24,8 @@ if "$build/apps/leanattn" --help | grep -q '^  simulate'; then
   echo "   --strategy auto picks the plan this model predicts fastest:"
   la simulate --kernel leanattn-h100 --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy all
   la schedule --model llama-3-8b --batch 8 --ctx 16000,900,3000,12000,500,7000,2500,10000 --strategy auto --format json -o /dev/null
-  echo "   (measured on an H100 with kernel v20, 2026-11-26: stream-k 94.4 us, fixed-split 89.9, no-split 157.2; the model ranks"
-  echo "   the two close ones the wrong way round here: bench/results/raw/gpu-2026-11-26-calibration-v20-h100/cal-device/)"
+  echo "   (what the kernels measure on an H100: README.md, \"Measured on an H100\"; how well the fitted models predict"
+  echo "   measured sweeps, kernel v20's (bench/results/raw/gpu-2026-11-26-calibration-v20-h100/cal-device/) to v34's: docs/calibration.md)"
 fi
 
 if "$build/apps/leanattn" --help | grep -q '^  cpu'; then

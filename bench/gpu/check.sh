@@ -6,7 +6,7 @@
 # paged and one GQA problem (bench/gpu/sanitize.sh covers every path). Logs into OUT; a summary at the end.
 # usage (on the GPU machine, from the repository root): bench/gpu/check.sh DEVBUILD OUT [validate flags...]
 #   DEVBUILD holds leanattn, libleanattn.so and bench_auto_speed (bench/gpu/prepare.sh), and test_cuda and
-#   bench_cuda_run_overhead (build/tests, build/bench: 18-19 MB each, so carried xz-compressed and unpacked there)
+#   bench_cuda_run_overhead (build/tests, build/bench: 18-19 MB each, so copied xz-compressed and unpacked there)
 #   validate flags: added to every `cuda validate` (e.g. --lengths host: every path as a host-lengths step)
 set -uo pipefail
 dev=$1; out=$2; shift 2

@@ -5,7 +5,7 @@
                                      [--md bench/results/gpu-decode-h100.md] [--svg bench/results/gpu-decode-h100-fixed-cost.svg]
 
 RUN_DIR holds suite.jsonl or suite.jsonl.xz (bench/gpu/suite.py); SANITIZE_DIR, sanitize-summary.txt (bench/gpu/sanitize.sh).
---run-command: the device call that produced them, quoted in the report beside the suite's own command line.
+--run-command: the command that ran the suite on the GPU machine, quoted in the report beside the suite's own command line.
 --models: a folder bench/gpu/models.py wrote (models.jsonl, models.md): its table closes the report as "Every
 model", with the GPU, the date and the command of that run.
 The report: the machine and the commands; the targets, each met / not met with its numbers; correctness; the
@@ -260,7 +260,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir")
     ap.add_argument("--sanitize", help="the folder sanitize.sh wrote (sanitize-summary.txt)")
-    ap.add_argument("--run-command", default="", help="the device call that ran the suite, quoted in the report")
+    ap.add_argument("--run-command", default="", help="the command that ran the suite on the GPU machine, quoted in the report")
     ap.add_argument("--models", help="the folder bench/gpu/models.py wrote (models.jsonl, models.md)")
     ap.add_argument("--models-kernel", default="", help="the kernel version the models run timed, as bench/NOTES.md names it (e.g. v27)")
     ap.add_argument("--md", default=str(ROOT / "bench/results/gpu-decode-h100.md"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Packs everything under OUT into one OUT/results.tgz: the device tool brings back at most 8 files per call, and
-# a suite, a check and traces write dozens (a call that returned its first 8 lost the suite's suite.jsonl once).
-# usage (last step of a device call): bash bench/gpu/pack_out.sh "$OUT"
+# Packs everything under OUT into one OUT/results.tgz: one file to copy back from the GPU machine, where a suite, a
+# check and traces write dozens (copied one by one, the suite's suite.jsonl was once left behind).
+# usage (the last step of a run on the GPU machine): bash bench/gpu/pack_out.sh "$OUT"
 set -euo pipefail
 out=${1:?usage: pack_out.sh OUT}
 tmp=$(mktemp /tmp/results.XXXXXX.tgz)

@@ -4,16 +4,16 @@
 #
 # usage (here, from anywhere in the repository): bench/gpu/prepare.sh [--flashinfer]
 #   1. builds (scripts/build.sh: the `leanattn` binary and libleanattn.so link libstdc++ statically, so they run there)
-#   2. copies both into .devbuild/ (ignored by git; the device call carries it) and checks they hold the CUDA code, and
-#      bench_auto_speed, which bench/gpu/check.sh runs there
+#   2. copies both into .devbuild/ (ignored by git; copied to the GPU machine with the tree) and checks they hold the
+#      CUDA code, and bench_auto_speed, which bench/gpu/check.sh runs there
 #   3. --flashinfer: downloads FlashInfer's wheel and the one package it needs that the GPU image lacks into .whl/
-#      (ignored; carried too), for Python 3.12 on x86-64
-#   4. prints the sizes against the device's 64 MiB limit on what travels, and fails over it
+#      (ignored; copied there too), for Python 3.12 on x86-64
+#   4. prints the sizes against the 64 MiB we keep what is copied to a GPU machine under, and fails over it
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 # FlashInfer 0.5.3 is the newest wheel that imports without NVIDIA's CUTLASS DSL and cuDNN frontend (absent on the
-# GPU image and far too large to carry) and compiles its decode kernels with the machine's own nvcc at first use;
+# GPU image and far too large to copy there) and compiles its decode kernels with the machine's own nvcc at first use;
 # apache-tvm-ffi 0.1.3 (its bindings, the release that followed it) is its only import the image lacks.
 FLASHINFER=flashinfer-python==0.5.3
 TVM_FFI=apache-tvm-ffi==0.1.3
@@ -31,12 +31,12 @@ done
 mkdir -p .devbuild
 cp -L build/apps/leanattn .devbuild/leanattn
 cp -L build/capi/libleanattn.so .devbuild/libleanattn.so
-# check.sh's host time of --strategy auto, on the GPU machine's own CPU (1.7 MiB; not beside the wheels, whose calls run
-# the suite, not check.sh: the carry has no room for both; test_cuda and bench_cuda_run_overhead, 18-19 MB each, never:
-# compress them when a call needs them)
+# check.sh's host time of --strategy auto, on the GPU machine's own CPU (1.7 MiB; not beside the wheels, whose runs are
+# the suite's, not check.sh's: 64 MiB has no room for both; test_cuda and bench_cuda_run_overhead, 18-19 MB each, never:
+# copy them xz-compressed when a run needs them, as check.sh says)
 rm -f .devbuild/bench_auto_speed
 if [ -z "$flashinfer" ]; then cp -L build/bench/bench_auto_speed .devbuild/bench_auto_speed && strip .devbuild/bench_auto_speed; fi
-# Their symbol tables serve no one there, and the carry is tight: 2.5 MiB fewer.
+# Their symbol tables serve no one there, and 64 MiB is tight: 2.5 MiB fewer.
 strip .devbuild/leanattn && strip --strip-unneeded .devbuild/libleanattn.so
 # The CLI has `cuda` only when built with nvcc; the library says whether it has its CUDA backend.
 if ! .devbuild/leanattn cuda --help >/dev/null 2>&1; then
@@ -69,15 +69,15 @@ tree=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s | awk '{s +=
 raw=$(git ls-files -z bench/results/raw | xargs -0 stat -c %s | awk '{s += $1} END {print s + 0}')
 devbuild=$(size .devbuild)
 wheels=0; [ -z "$flashinfer" ] || wheels=$(size .whl)  # carried only with --flashinfer
-# What the device counts is closer to a tar of it all (a header and a block's padding per file) than to the bytes.
+# What the copy costs is closer to a tar of it all (a header and a block's padding per file) than to the bytes.
 total=$({ git ls-files -co --exclude-standard; find .devbuild -type f; if [ -n "$flashinfer" ]; then find .whl -type f; fi; } | tar cf - -T - 2>/dev/null | wc -c)
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
 echo "travels: working tree $(mib "$tree") in $(git ls-files -co --exclude-standard | wc -l) files (bench/results/raw $(mib "$raw")), .devbuild $(mib "$devbuild") (leanattn $(mib "$(size .devbuild/leanattn)"), libleanattn.so $(mib "$(size .devbuild/libleanattn.so)")), .whl $(mib "$wheels"): $(mib "$total") as a tar, of 64 MiB"
 if [ "$total" -gt "$LIMIT" ]; then
-  echo "prepare.sh: over the device's 64 MiB limit: carry less in a call. The binaries compress about 1.3x" >&2
-  echo "  (xz -T2 -c .devbuild/leanattn > DIR/leanattn.xz, DIR ignored by git, unpacked there with xz -dc): a call that" >&2
-  echo "  needs the CLI alone carries it so; one that needs the CLI and the library does not fit while the tracked raw" >&2
+  echo "prepare.sh: over the 64 MiB we copy to a GPU machine: copy less at a time. The binaries compress about 1.3x" >&2
+  echo "  (xz -T2 -c .devbuild/leanattn > DIR/leanattn.xz, DIR ignored by git, unpacked there with xz -dc): a run that" >&2
+  echo "  needs the CLI alone fits so; one that needs the CLI and the library does not while the tracked raw" >&2
   echo "  results take $(mib "$raw") (scripts/compress_raw.sh packs and compresses them)" >&2
   exit 1
 fi
-echo "carry: .devbuild${flashinfer:+ and .whl}; the command to run is in bench/gpu/README.md"
+echo "copy the tree with .devbuild${flashinfer:+ and .whl} to the GPU machine; the commands to run there are in bench/gpu/README.md"
