@@ -25,7 +25,7 @@ sweep_ms=$(best "$build/apps/leanattn" $sweep --values "$values")
 {
   echo "# Simulator speed"
   echo
-  echo "Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores; one core used), Release build."
+  echo "Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p') ($(nproc --all) cores; one core used), Release build."
   echo "Command: \`bench/sim_speed.sh\`. Targets: the 1M-token case on 864 SMs, all three strategies, < 100 ms;"
   echo "≥ 1,000 small configurations per second in a sweep."
   echo
