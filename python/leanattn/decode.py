@@ -184,8 +184,13 @@ def _check_lengths(shape, cache_seqlens, block_table):
     found, host_lengths = back[:len(flags)], back[len(flags):].to(torch.int32).contiguous()
     if found[0]:
         b = int(bad_length.nonzero()[0, 0])
-        raise ValueError(f"cache_seqlens: request {b} has {int(lengths[b])} tokens; each needs between q_len ({shape.q_len}) "
-                         f"and what its cache holds ({shape.capacity}), or 0 (an empty slot)")
+        n = int(lengths[b])
+        # A padded (batch, kv_heads, capacity, head_dim) cache passed as it is reads its heads as the capacity: where the
+        # length would fit the dimension after them, say how it goes in.
+        hint = (f" (k_cache is read as (batch, capacity, kv_heads, head_dim); a (batch, kv_heads, capacity, head_dim) cache "
+                f"goes in as k.transpose(1, 2))") if not shape.paged and shape.capacity < n <= shape.kv_heads else ""
+        raise ValueError(f"cache_seqlens: request {b} has {n} tokens; each needs between q_len ({shape.q_len}) "
+                         f"and what its cache holds ({shape.capacity}), or 0 (an empty slot){hint}")
     if shape.paged and found[1]:
         b, i = (int(x) for x in (reached & ((ids < 0) | (ids >= shape.num_blocks))).nonzero()[0])
         raise ValueError(f"block_table: entry [{b}, {i}] = {int(ids[b, i])} is not a block of the cache (0 to {shape.num_blocks - 1}); "

@@ -37,6 +37,11 @@ def test_wrong_shapes_and_strides(case):
     # A padded (B, Hkv, N, d) cache passed as it is: the error says how it goes in.
     padded = torch.zeros(2, 2, 300, q.shape[3], dtype=q.dtype)
     raises(ValueError, "k.transpose(1, 2)", lambda: leanattn.decode(q, padded, padded, lengths))
+    # The same where its KV heads divide q's heads: read with capacity 2, the lengths are what give it away.
+    four = torch.zeros(2, 2, 4, q.shape[3], dtype=q.dtype)  # (B, Hkv 2, N 4, d) read as capacity 2, kv_heads 4
+    raises(ValueError, "k.transpose(1, 2)", lambda: leanattn.decode(q, four, four, torch.tensor([3, 2], dtype=torch.int32)))
+    message = str(pytest.raises(ValueError, leanattn.decode, q, padded[:, :, :2], padded[:, :, :2], torch.tensor([300, 9], dtype=torch.int32)).value)
+    assert "transpose" not in message, message  # a length no dimension holds: no hint
     raises(ValueError, "cache_seqlens", lambda: leanattn.decode(q, k, v, lengths[:1], table))
     raises(ValueError, "block_table", lambda: leanattn.decode(q, k, v, lengths, table[:1]))
     transposed = k.transpose(2, 3).contiguous().transpose(2, 3)  # head dim not contiguous
