@@ -16,6 +16,7 @@
 #include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
 #include "data_catalog.hpp"
+#include "input_file.hpp"
 #include "kernel_file.hpp"
 #include "measured_runs.hpp"
 #include "output_file.hpp"
@@ -77,10 +78,16 @@ std::pair<ResolvedProblem, DType> problem_of_line(const std::string& line, const
     add_problem_flags(desc, flags, "text", true);
     desc.add_options()("dtype", po::value(&dtype));
     Args args = split_words(line);
+    // A line holds a problem: the command's own flags there were printed into the predictions (--help) or dropped.
+    for (const std::string& word : args) {
+        if (word == "--help" || word == "-h") throw InputError(word, "is the command's flag, not a line's: a line holds one problem's flags");
+    }
     args.push_back("--device");
     args.push_back(device);
     po::variables_map vm;
     parse_or_help(args, desc, vm, "", "");
+    if (vm.count("output")) throw InputError("-o", "is the command's flag, not a line's: a line holds one problem's flags");
+    if (!vm["format"].defaulted()) throw InputError("--format", "is the command's flag, not a line's: a line holds one problem's flags");
     const DType element = dtype_flag("--dtype", dtype, {DType::fp16, DType::bf16, DType::fp32});
     flags.auto_bytes_per_element = dtype_bytes(element);  // auto weighs at the line's dtype, as simulate does
     return {resolve_problem(flags, vm, "text", true), element};
@@ -98,6 +105,16 @@ void check_replay_cost(const MeasuredSweep& sweep, const DeviceSpec& device, con
 
 int predict(const std::string& shapes_file, const DeviceSpec& device, const sim::KernelModel& kernel, const std::string& device_flag, std::ostream& out) {
     const std::vector<std::string> lines = read_problem_lines(shapes_file, "--predict");
+    struct Line {
+        ResolvedProblem problem;
+        DType dtype;
+        sim::KernelModel kernel;
+    };
+    // Every line resolved and weighed first: each against its own limits (a line may carry --max-memory), and the lines'
+    // work summed against the command's (they run one after another; each was weighed alone, so N lines took N times
+    // the limit).
+    std::vector<Line> resolved;
+    Cost all;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string& line = lines[i];
         // Each line as `simulate --kernel` plays it: its own --ctas-per-sm stands, and a plan auto chose is the one played.
@@ -111,7 +128,27 @@ int predict(const std::string& shapes_file, const DeviceSpec& device, const sim:
             sim::KernelModel k = kernel;
             if (has("--ctas-per-sm")) k.ctas_per_sm = 0;  // the line's CTAs per SM, not the kernel's
             p.device = sim::device_for_kernel(p.device, k);
-            check_cost(simulation_report_cost(p.problem, p.device, p.plan, p.strategies, false), p.limits);
+            const Cost cost = simulation_report_cost(p.problem, p.device, p.plan, p.strategies, false);
+            check_cost(cost, p.limits);
+            all.then(cost);
+            resolved.push_back({std::move(p), dtype, k});
+        } catch (const InputError& e) {
+            throw InputError({{"--predict", shapes_file + ", problem line " + std::to_string(i + 1)}}, e.what());
+        } catch (const po::error& e) {
+            throw InputError({{"--predict", shapes_file + ", problem line " + std::to_string(i + 1)}}, e.what());
+        }
+    }
+    try {
+        check_cost(all, resource_limits());
+    } catch (const InputError& e) {
+        throw InputError({{"--predict", shapes_file + " (" + std::to_string(lines.size()) + " lines in all)"}}, e.what());
+    }
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        const ResolvedProblem& p = resolved[i].problem;
+        const DType dtype = resolved[i].dtype;
+        const sim::KernelModel& k = resolved[i].kernel;
+        try {
             json results = json::array();
             for (Strategy s : p.strategies) {
                 const Schedule plan = p.make_plan(s);
@@ -210,7 +247,7 @@ int calibrate_main(const Args& args) {
         "iterations", po::value(&iterations)->default_value(iterations), "--measured: at most this many Levenberg-Marquardt iterations")(
         "loss-scale", po::value(&loss_scale)->default_value(loss_scale, "0.1"),
         "--measured: the robust loss's scale on log(predicted / measured) (Cauchy's): runs off by more weigh less;\n"
-        "larger weighs the worst runs more; 0: plain least squares")(
+        "larger weighs the worst runs more; 0: plain least squares, else 0.001..10")(
         "runs", po::value(&runs_file), "--check: also write each checked run, measured beside predicted, to this file (JSONL)")(
         "format", po::value(&format)->default_value(format), "text|json: the report on stdout")(
         "output,o", po::value(&output), "--measured: write the fitted kernel model here (JSON); --predict: the predictions");
@@ -226,7 +263,11 @@ int calibrate_main(const Args& args) {
     }
     if (format != "text" && format != "json") throw InputError("--format " + format, "expected text or json");
     if (iterations < 0 || iterations > 1000) throw InputError("--iterations " + std::to_string(iterations), "must lie in 0..1000");
-    if (!(loss_scale >= 0.0 && loss_scale <= 10.0)) throw InputError("--loss-scale " + std::to_string(loss_scale), "must lie in 0..10 (0: plain least squares)");
+    // Below a tenth of a percent every run weighs as an outlier, and the weights underflow (below ~1e-154 the fit's steps
+    // made kernel models no simulation can play).
+    if (!(loss_scale == 0.0 || (loss_scale >= 1e-3 && loss_scale <= 10.0))) {
+        throw InputError("--loss-scale " + json(loss_scale).dump(), "must be 0 (plain least squares) or lie in 0.001..10");
+    }
     if (!runs_file.empty() && checks.empty()) throw InputError("--runs", "needs --check (the runs it writes are the checked ones)");
     // A fit's own flags outside a fit, or --kernel in one (it starts from --start), would be dropped without a word.
     if (measured.empty()) {
@@ -241,9 +282,10 @@ int calibrate_main(const Args& args) {
     // No file written over another this run reads or writes.
     {
         std::vector<std::pair<std::string, std::string>> files;  // (flag, path)
-        for (const std::string& f : measured) files.emplace_back("--measured", f);
-        for (const std::string& f : checks) files.emplace_back("--check", f);
-        if (!predict_file.empty()) files.emplace_back("--predict", predict_file);
+        // What is read is the file open_input_file takes: FILE.xz where only it exists (bench/results/raw keeps sweeps so).
+        for (const std::string& f : measured) files.emplace_back("--measured", input_file_read(f));
+        for (const std::string& f : checks) files.emplace_back("--check", input_file_read(f));
+        if (!predict_file.empty()) files.emplace_back("--predict", input_file_read(predict_file));
         for (const auto& [flag, written] : {std::pair{std::string("-o"), output}, std::pair{std::string("--runs"), runs_file}}) {
             if (written.empty() || written == "-") continue;
             for (const auto& [other, path] : files) {

@@ -138,11 +138,20 @@ fs::path data_dir() {
     throw InputError("data/", "cannot find the data folder; set LEANATTN_DATA to the repository's data/ folder");
 }
 
+// Whether `name`'s file is in the catalogue folder `dir`, as `parameter`: a name the file system cannot look up (too long,
+// a loop of links) is refused as such, not thrown as an internal error.
+bool in_catalogue(const fs::path& file, const std::string& name, const char* parameter) {
+    std::error_code ec;
+    const bool there = fs::exists(file, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) throw InputError({{parameter, name}}, "cannot be looked up in " + file.parent_path().string() + " (" + ec.message() + ")");
+    return there;
+}
+
 DeviceSpec load_device(const std::string& name_or_file) {
     if (is_file_reference(name_or_file)) return device_from_file(name_or_file);
     const fs::path dir = data_dir() / "devices";
     const fs::path file = dir / (name_or_file + ".json");
-    if (!fs::exists(file)) throw InputError({{"device", name_or_file}}, "unknown device; known: " + joined(names_in(dir)) + ", or a path to a .json file");
+    if (!in_catalogue(file, name_or_file, "device")) throw InputError({{"device", name_or_file}}, "unknown device; known: " + joined(names_in(dir)) + ", or a path to a .json file");
     return device_from_file(file);
 }
 
@@ -151,7 +160,7 @@ sim::KernelModel load_kernel(const std::string& name_or_file, const DeviceSpec& 
     if (is_file_reference(name_or_file)) return kernel_from_file(name_or_file);
     const fs::path dir = data_dir() / "kernels";
     const fs::path file = dir / (name_or_file + ".json");
-    if (!fs::exists(file)) throw InputError({{"kernel", name_or_file}}, "unknown kernel; known: paper, " + joined(names_in(dir)) + ", or a path to a .json file");
+    if (!in_catalogue(file, name_or_file, "kernel")) throw InputError({{"kernel", name_or_file}}, "unknown kernel; known: paper, " + joined(names_in(dir)) + ", or a path to a .json file");
     return kernel_from_file(file);
 }
 
@@ -211,7 +220,7 @@ ModelShape load_model(const std::string& name_or_file) {
     if (is_file_reference(name_or_file)) return model_from_file(name_or_file);
     const fs::path dir = data_dir() / "models";
     const fs::path file = dir / (name_or_file + ".json");
-    if (!fs::exists(file)) throw InputError({{"model", name_or_file}}, "unknown model; known: " + joined(names_in(dir)) + ", or a path to a .json file");
+    if (!in_catalogue(file, name_or_file, "model")) throw InputError({{"model", name_or_file}}, "unknown model; known: " + joined(names_in(dir)) + ", or a path to a .json file");
     return model_from_file(file);
 }
 

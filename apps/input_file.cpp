@@ -10,7 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
+#include "core/saturating.hpp"
+#include "resource_limits.hpp"
 
 extern char** environ;
 
@@ -68,17 +71,20 @@ bool read_descriptor(int fd, std::string& text, std::size_t most) {
     return true;
 }
 
+std::string input_file_read(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec, ec_xz;
+    const fs::file_status status = fs::status(path, ec);
+    if ((ec || !fs::exists(status)) && !ends_with_xz(path) && fs::is_regular_file(fs::status(path + ".xz", ec_xz)) && !ec_xz) return path + ".xz";  // kept compressed
+    return path;
+}
+
 std::unique_ptr<std::istream> open_input_file(const std::string& path, const std::string& parameter) {
     const auto refuse = [&](const std::string& why) { return InputError({{parameter, path}}, why); };
     namespace fs = std::filesystem;
+    const std::string file = input_file_read(path);
     std::error_code ec;
-    fs::file_status status = fs::status(path, ec);
-    std::string file = path;
-    if ((ec || !fs::exists(status)) && !ends_with_xz(path)) {  // kept compressed: PATH.xz
-        std::error_code ec_xz;
-        const fs::file_status compressed = fs::status(path + ".xz", ec_xz);
-        if (!ec_xz && fs::is_regular_file(compressed)) file = path + ".xz", status = compressed, ec.clear();
-    }
+    const fs::file_status status = fs::status(file, ec);
     if (ec || !fs::exists(status)) throw refuse("no such file");
     if (fs::is_directory(status)) throw refuse("is a folder, not a file");
     // A pipe is welcome (`--shapes <(generate)`); a device node such as /dev/zero would never end.
@@ -87,6 +93,27 @@ std::unique_ptr<std::istream> open_input_file(const std::string& path, const std
     auto in = std::make_unique<std::ifstream>(file);
     if (!*in) throw refuse("cannot be read");
     return in;
+}
+
+std::string read_json_text(const std::string& path, const std::string& parameter) {
+    const std::unique_ptr<std::istream> in = open_input_file(path, parameter);
+    std::string text;
+    char piece[65536];
+    while (text.size() <= max_decompressed_bytes && in->read(piece, sizeof piece).gcount() > 0) text.append(piece, static_cast<std::size_t>(in->gcount()));
+    if (text.size() > max_decompressed_bytes) {
+        throw InputError({{parameter, path}}, "holds more than " + std::to_string(max_decompressed_bytes >> 20) + " MiB: not a file of ours");
+    }
+    Cost cost;
+    cost.add(CostTerm{"its parsed JSON", saturating::mul(static_cast<std::int64_t>(text.size()), json_bytes_per_text_byte), 0, {{parameter, path}}});
+    check_cost(cost, resource_limits());
+    return text;
+}
+
+const std::string& printable(const std::string& text, const std::string& what) {
+    for (const char c : text) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw InputError(what, "must not hold control characters (it is printed as it is)");
+    }
+    return text;
 }
 
 }  // namespace leanattn::app

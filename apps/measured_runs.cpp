@@ -40,16 +40,16 @@ Line parse_line(const json& j) {
     l.problem = problem_from_json(j.at("problem"));
     // The label that tells problems apart in a report (calibration_report.cpp groups a problem's runs by it): the
     // record's flags, or, where a record has none, its problem itself.
-    l.flags = j.contains("flags") ? j.at("flags").get<std::string>() : j.at("problem").dump();
+    l.flags = printable(j.contains("flags") ? j.at("flags").get<std::string>() : j.at("problem").dump(), "flags");
     const std::string dtype = j.at("dtype").get<std::string>();
     const std::optional<DType> parsed = parse_dtype(dtype);
     if (!parsed) throw InputError("dtype " + dtype, "expected fp16, bf16 or fp32");
     l.bytes_per_element = dtype_bytes(*parsed);
     l.copy_gbps = j.value("copy_gbps", 0.0);
-    l.gpu = j.value("device", "");
+    l.gpu = printable(j.value("device", ""), "device");
     if (j.contains("gpu")) {  // the occupancy the kernel had: what the replay's waves are checked against
         const json& g = j.at("gpu");
-        const std::int64_t sms = g.at("sms").get<std::int64_t>(), per_sm = g.at("ctas_per_sm").get<std::int64_t>();
+        const std::int64_t sms = whole_number(g, "sms"), per_sm = whole_number(g, "ctas_per_sm");
         if (sms < 1 || sms > (std::int64_t{1} << 20)) throw InputError("gpu sms " + std::to_string(sms), "must be 1 to 2^20");
         if (per_sm < 1 || per_sm > 1024) throw InputError("gpu ctas_per_sm " + std::to_string(per_sm), "must be 1 to 1024");
         l.gpu_slots = sms * per_sm;
@@ -57,7 +57,7 @@ Line parse_line(const json& j) {
     for (const json& r : j.at("results")) {
         const auto strategy = parse_strategy(r.at("strategy").get<std::string>());
         if (!strategy) throw InputError("strategy " + r.at("strategy").get<std::string>(), "unknown");
-        const std::int64_t grid = r.at("grid").get<std::int64_t>(), splits = r.value("splits", std::int64_t{0}), snap = r.value("snap", std::int64_t{-1});
+        const std::int64_t grid = whole_number(r, "grid"), splits = whole_number(r, "splits", 0), snap = whole_number(r, "snap", -1);
         if (grid < 1) throw InputError("grid " + std::to_string(grid), "must be at least 1 CTA");
         if (splits < 0) throw InputError("splits " + std::to_string(splits), "must be 0 (not recorded) or more");
         if (snap < -1) throw InputError("snap " + std::to_string(snap), "must be -1 (not recorded) or more");
@@ -77,6 +77,10 @@ std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
     for (std::string text; std::getline(*in, text);) {
         ++number;
         if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (text.size() > max_json_line_bytes) {
+            throw InputError({{"measured", file + ":" + std::to_string(number)}},
+                             "holds more than " + std::to_string(max_json_line_bytes >> 20) + " MiB on one line: not a `cuda bench --shapes` record");
+        }
         try {
             const json j = json::parse(text);
             if (j.contains("error")) {

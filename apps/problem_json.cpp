@@ -1,6 +1,9 @@
 #include "problem_json.hpp"
 
 #include <algorithm>
+#include <climits>
+
+#include "core/input_error.hpp"
 
 namespace leanattn::app {
 
@@ -9,17 +12,32 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
             {"q_len", p.q_len}, {"ctx", p.ctx},         {"tile", p.tile},        {"tile_rows", p.max_tile_rows()}};
 }
 
+std::int64_t whole_number(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = j.at(key);
+    const bool beyond = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+    if (!v.is_number_integer() || beyond) throw InputError(std::string(key) + " " + v.dump(), "must be a whole number");
+    return v.get<std::int64_t>();
+}
+
+std::int64_t whole_number(const nlohmann::json& j, const char* key, std::int64_t absent) { return j.contains(key) ? whole_number(j, key) : absent; }
+
 Problem problem_from_json(const nlohmann::json& j) {
     Problem p;
-    p.batch = j.at("batch").get<std::int64_t>();
-    p.q_heads = j.at("q_heads").get<std::int64_t>();
-    p.kv_heads = j.at("kv_heads").get<std::int64_t>();
-    p.head_dim = j.at("head_dim").get<std::int64_t>();
-    p.q_len = j.at("q_len").get<std::int64_t>();
-    p.tile = j.at("tile").get<std::int64_t>();
-    p.ctx = j.at("ctx").get<std::vector<std::int64_t>>();
+    p.batch = whole_number(j, "batch");
+    p.q_heads = whole_number(j, "q_heads");
+    p.kv_heads = whole_number(j, "kv_heads");
+    p.head_dim = whole_number(j, "head_dim");
+    p.q_len = whole_number(j, "q_len");
+    p.tile = whole_number(j, "tile");
+    const nlohmann::json& ctx = j.at("ctx");
+    if (!ctx.is_array()) throw InputError("ctx " + ctx.dump(), "must be a list of whole numbers, one per request");
+    for (const nlohmann::json& c : ctx) {
+        const bool beyond = c.is_number_unsigned() && c.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+        if (!c.is_number_integer() || beyond) throw InputError("ctx " + c.dump(), "must be a whole number");
+        p.ctx.push_back(c.get<std::int64_t>());
+    }
     // Files written before row blocks have no tile_rows: their runs held a KV head's rows in one output tile.
-    p.tile_rows = j.contains("tile_rows") ? j.at("tile_rows").get<std::int64_t>() : std::max<std::int64_t>(p.rows(), 1);
+    p.tile_rows = whole_number(j, "tile_rows", std::max<std::int64_t>(p.rows(), 1));
     check_problem(p);
     return p;
 }

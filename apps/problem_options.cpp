@@ -185,6 +185,10 @@ ResolvedProblem resolve_problem(const ProblemFlags& f, const po::variables_map& 
     p.tile_rows = f.tile_rows.empty() ? 0 : parse_positive("--tile-rows", f.tile_rows);
     std::vector<std::int64_t> ctx = parse_positive_list("--ctx", f.ctx);
     if (ctx.size() == 1) ctx.assign(static_cast<std::size_t>(p.batch), ctx.front());
+    if (static_cast<std::int64_t>(ctx.size()) != p.batch && p.batch > 0) {
+        throw InputError("--ctx " + f.ctx, "gives " + std::to_string(ctx.size()) + " context lengths for a batch of " + std::to_string(p.batch) +
+                                               "; give one value, or one per request");
+    }
     p.ctx = std::move(ctx);
     check_problem(p);
 

@@ -33,6 +33,7 @@ double interval_ns(const json& v, const char* what) {
 }
 
 std::int64_t in_range(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
+    if (!v.is_number_integer()) throw InputError(what + " " + v.dump(), "must be a whole number");
     const auto x = v.get<std::int64_t>();
     if (x < lo || x > hi) throw InputError(what + " " + std::to_string(x), "must lie in " + std::to_string(lo) + ".." + std::to_string(hi));
     return x;
@@ -41,11 +42,11 @@ std::int64_t in_range(const json& v, std::int64_t lo, std::int64_t hi, const std
 }  // namespace
 
 MeasuredTrace read_trace(const std::string& file) {
-    const std::unique_ptr<std::istream> in = open_input_file(file, "trace");
+    const std::string text = read_json_text(file, "trace");
     MeasuredTrace t;
     try {
-        const json j = json::parse(*in);
-        t.gpu = j.at("device").at("name").get<std::string>();
+        const json j = json::parse(text);
+        t.gpu = printable(j.at("device").at("name").get<std::string>(), "device name");
         t.sms = in_range(j.at("device").at("sms"), 1, max_device_sms, "device sms");
         t.ctas_per_sm = in_range(j.at("device").at("ctas_per_sm"), 1, max_ctas_per_sm, "device ctas_per_sm");
         t.problem = problem_from_json(j.at("problem"));
@@ -57,9 +58,9 @@ MeasuredTrace read_trace(const std::string& file) {
             const auto strategy = parse_strategy(k.at("strategy").get<std::string>());
             if (!strategy) throw InputError("strategy", "unknown");
             mk.strategy = *strategy;
-            mk.grid = k.at("grid").get<std::int64_t>();
-            if (k.contains("snap")) mk.snap = k.at("snap").get<std::int64_t>();
-            if (k.contains("splits")) mk.splits = k.at("splits").get<std::int64_t>();
+            mk.grid = whole_number(k, "grid");
+            if (k.contains("snap")) mk.snap = whole_number(k, "snap");
+            if (k.contains("splits")) mk.splits = whole_number(k, "splits");
             mk.makespan_ns = k.at("makespan").get<double>();
             if (!(mk.makespan_ns > 0.0) || !std::isfinite(mk.makespan_ns)) throw InputError("makespan", "must be a positive time");
             for (const json& c : k.at("ctas")) {

@@ -17,7 +17,10 @@
  * Handles are opaque; every function returns a status and, on failure, sets a message for this thread
  * (leanattn_last_error). No function writes anything when it fails (leanattn_plan_create sets *plan to NULL);
  * a destroyed plan is gone: a later call given it fails naming the plan, and destroying it again does nothing (unless
- * a plan made since took its address, which no check can tell). Zeroed structs and
+ * a plan made since took its address, which no check can tell). A plan may serve several threads at once (each run
+ * with a workspace of its own), but leanattn_plan_destroy must not overlap any other call given that plan: as with
+ * free(), the caller orders the destroy after every call that uses it has returned (a call under way when it is
+ * destroyed reads freed memory). Zeroed structs and
  * NULL options mean the documented defaults; leanattn_plan_create copies what it reads (ctx, the option strings).
  * Strides count elements; the head dimension must be contiguous. Shapes:
  *   q, out       (batch, q_len, q_heads, head_dim)

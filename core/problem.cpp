@@ -50,8 +50,9 @@ void check_problem(const Problem& p) {
     // token index plus a tile inside 64 bits, and a tile inside the kernels' 32-bit counters.
     if (p.tile > max_tile) throw InputError({named("tile", p.tile)}, "at most " + std::to_string(max_tile) + " tokens");
     if (static_cast<std::int64_t>(p.ctx.size()) != p.batch) {
+        // The command line's one value for every request is spread before a problem is made: a problem holds one per request.
         throw InputError({{"ctx", ""}}, "gives " + std::to_string(p.ctx.size()) + " context lengths for a batch of " + std::to_string(p.batch) +
-                                            "; give one value, or one per request");
+                                            ": a problem holds one per request");
     }
     std::int64_t tokens = 0;
     for (std::int64_t c : p.ctx) {

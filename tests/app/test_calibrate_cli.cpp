@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -366,12 +367,25 @@ TEST_CASE("calibrate says how many error records of a sweep it skipped, and when
 TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const TempFile shapes("refuse-shapes.txt", "--batch 1 --heads 8 --ctx 1000\n");
     const TempFile huge_shape("huge-shape.txt", "--heads 67108864 --kv-heads 67108864 --ctx 128\n");
+    // The command's own flags on a line: --help's text went into the predictions, -o and --format were dropped.
+    const TempFile help_line("help-line.txt", "--batch 1 --help\n");
+    const TempFile output_line("output-line.txt", "--batch 1 -o /tmp/leanattn-never-written.txt\n");
+    const TempFile format_line("format-line.txt", "--batch 1 --format json\n");
+    // Lines estimated at ~17 s each, within the work limit one by one but not 30 of them (each was weighed alone: 8 minutes).
+    std::string heavy_lines;
+    for (int i = 0; i < 30; ++i) heavy_lines += "--batch 65536 --heads 64 --kv-heads 64 --head-dim 128 --ctx 64\n";
+    const TempFile heavy("heavy-lines.txt", heavy_lines);
     // Records no `cuda bench` writes: a dtype it does not run, a time no launch takes, no run at all, a shape whose
     // replay would take more memory than the machine has (it ran out of memory, or aborted inside the replay's threads).
     const TempFile int8 = edited_line("int8.jsonl", [](json& j) { j["dtype"] = "int8"; });
     const TempFile tiny_time = edited_line("tiny-time.jsonl", [](json& j) { j["results"][0]["median_us"] = 5e-324; });
     const TempFile no_runs = edited_line("no-runs.jsonl", [](json& j) { j["results"] = json::array(); });
     const TempFile bad_splits = edited_line("bad-splits.jsonl", [](json& j) { j["results"][1]["splits"] = -3; });
+    // Numbers that are no CTA count: 2.7 was read as 2, 1e30 as -2^63.
+    const TempFile fractional_grid = edited_line("fractional-grid.jsonl", [](json& j) { j["results"][0]["grid"] = 2.7; });
+    const TempFile vast_grid = edited_line("vast-grid.jsonl", [](json& j) { j["results"][0]["grid"] = 1e30; });
+    const TempFile fractional_ctx = edited_line("fractional-ctx.jsonl", [](json& j) { j["problem"]["ctx"][0] = 1000.5; });
+    const TempFile bell = edited_line("bell.jsonl", [](json& j) { j["flags"] = std::string("--batch 1\a"); });  // printed as it is
     // A record of a huge fixed-split run: its replay at the recorded split count is weighed (it ran out of memory).
     const TempFile big_splits = edited_line("big-splits.jsonl", [](json& j) {
         j["problem"]["batch"] = 1, j["problem"]["ctx"] = {67108864}, j["problem"]["q_heads"] = j["problem"]["kv_heads"] = 64;
@@ -416,16 +430,25 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --kernel leanattn-h100 --check " + heldout1 + " -o " + unwritten.path,  // -o is a fit's or --predict's
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --iterations -1",
         "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale -1",
+        "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale 1e-160",  // it "deadlocked" (exit 3)
+        "calibrate --measured " + heldout1 + " -o " + unwritten.path + " --loss-scale 1e-20",   // it fitted nothing, exit 0
         "calibrate --kernel leanattn-h100 --runs " + unwritten.path + " --predict " + shapes.path + " -o " + unwritten.path,  // --runs needs --check
         "calibrate --kernel leanattn-h100 --device paper-5sm --check " + heldout1,  // the simulator refuses the device inside the replay's threads
         "calibrate --kernel leanattn-h100 --check " + int8.path,
         "calibrate --kernel leanattn-h100 --check " + tiny_time.path,
         "calibrate --kernel leanattn-h100 --check " + no_runs.path,
         "calibrate --kernel leanattn-h100 --check " + bad_splits.path,
+        "calibrate --kernel leanattn-h100 --check " + bell.path,
+        "calibrate --kernel leanattn-h100 --check " + fractional_grid.path,
+        "calibrate --kernel leanattn-h100 --check " + vast_grid.path,
+        "calibrate --kernel leanattn-h100 --check " + fractional_ctx.path,
         "calibrate --kernel leanattn-h100 --check " + big_splits.path,
         "calibrate --kernel leanattn-h100 --check " + big_grid.path,
         "calibrate --kernel leanattn-h100 --check " + huge.path,
         "calibrate --kernel leanattn-h100 --predict " + huge_shape.path,
+        "calibrate --kernel leanattn-h100 --predict " + help_line.path,
+        "calibrate --kernel leanattn-h100 --predict " + output_line.path,
+        "calibrate --kernel leanattn-h100 --predict " + format_line.path,
         "calibrate --kernel " + starved_kernel.path + " --check " + heldout1,
         "simulate --kernel " + starved_kernel.path,
         // A fit's flags outside a fit, --kernel inside one, --format for --predict's lines: they were dropped silently.
@@ -442,12 +465,30 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
         "calibrate --measured " + heldout1 + " --iterations 0 --set ctas_per_sm=1.5 -o " + unwritten.path,
         "calibrate --measured " + heldout1 + " --iterations 0 --set launch_ns=-5 -o " + unwritten.path,
     };
+    // The records weighed against memory (big-splits: about 12 GB) are refused by a limit of the test's, not by how much
+    // memory this machine has free (24 GB machines ran the replay, for half a minute).
+    ::setenv("LEANATTN_MAX_MEMORY", "4G", 1);
     for (const std::string& args : refused) {
         CAPTURE(args);
         const auto r = run_leanattn(args);
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::StartsWith("error:"));
         CHECK(r.out.empty());
+    }
+    ::unsetenv("LEANATTN_MAX_MEMORY");
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --predict " + heavy.path).err, Catch::Contains("(30 lines in all)") && Catch::Contains("work"));
+    // A sweep kept only as FILE.xz is read for FILE: writing FILE.xz would replace it (it was replaced, exit 0).
+    const std::string compressed = slurp(raw + "/row-blocks-b1.jsonl.xz");
+    REQUIRE(compressed.size() > 1000);
+    const TempFile kept("kept.jsonl.xz", compressed);
+    const std::string read_as = kept.path.substr(0, kept.path.size() - 3);
+    for (const std::string& args : {"calibrate --kernel leanattn-h100 --check " + read_as + " --runs " + kept.path,
+                                    "calibrate --measured " + read_as + " --iterations 0 -o " + kept.path}) {
+        CAPTURE(args);
+        const auto r = run_leanattn(args);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("it would be written over"));
+        CHECK(slurp(kept.path) == compressed);
     }
     // A record's own numbers are refused naming its file and line (they were named as flags: "--splits -3").
     CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + bad_splits.path).err, Catch::Contains(bad_splits.path + ":1"));
@@ -646,6 +687,8 @@ TEST_CASE("simulate --trace refuses problem flags, other formats and files that 
     });
     const TempFile no_makespan = edited_trace("no-makespan.json", [](json& j) { j["kernels"][1]["makespan"] = 0; });
     const TempFile extra_cta = edited_trace("extra-cta.json", [](json& j) { j["kernels"][0]["ctas"].push_back(j["kernels"][0]["ctas"][0]); });
+    // Printed as it is in the report and the SVG (an escape sequence reached the terminal, and the SVG was not XML).
+    const TempFile escape = edited_trace("escape.json", [](json& j) { j["device"]["name"] = "H100\x1b[2J"; });
     const std::string refused[] = {
         "simulate --trace " + trace + " --batch 4",
         "simulate --trace " + trace + " --ctx 100",
@@ -662,6 +705,7 @@ TEST_CASE("simulate --trace refuses problem flags, other formats and files that 
         "simulate --trace " + backwards.path,
         "simulate --trace " + no_makespan.path,
         "simulate --trace " + extra_cta.path,
+        "simulate --format svg --trace " + escape.path,
     };
     for (const std::string& args : refused) {
         CAPTURE(args);
@@ -669,6 +713,20 @@ TEST_CASE("simulate --trace refuses problem flags, other formats and files that 
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::StartsWith("error:"));
     }
+}
+
+TEST_CASE("a JSON input is weighed before it is parsed: a trace whose parse would pass the memory limit, or a record line of more than 1 MiB, is refused") {
+    // A parse that runs out of memory cannot stop cleanly (the document's destructor allocates while the error unwinds).
+    ::setenv("LEANATTN_MAX_MEMORY", "16K", 1);
+    const auto big = run_leanattn("simulate --trace " + trace);
+    ::unsetenv("LEANATTN_MAX_MEMORY");
+    CHECK(big.exit_code == 2);
+    CHECK_THAT(big.err, Catch::Contains("its parsed JSON") && Catch::Contains("LEANATTN_MAX_MEMORY"));
+    CHECK(run_leanattn("simulate --trace " + trace).exit_code == 0);
+    const TempFile long_line("long-line.jsonl", "{\"flags\": \"" + std::string(std::size_t{1} << 20, 'a') + "\"}\n");
+    const auto r = run_leanattn("calibrate --kernel leanattn-h100 --check " + long_line.path);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(":1") && Catch::Contains("more than 1 MiB on one line"));
 }
 
 TEST_CASE("simulate --strategy auto plays the plan auto chose at the time it predicted, whatever --dtype, --kernel or --ctas-per-sm") {

@@ -83,3 +83,11 @@ TEST_CASE("a folder or a FIFO named as a device file is refused before it is ope
     CHECK_THROWS_WITH(app::load_device(fifo.string()), Catch::Contains("not a regular file"));
     std::filesystem::remove(fifo);
 }
+
+TEST_CASE("a name the file system cannot look up (too long) is refused as bad input naming the flag, not thrown as an internal error") {
+    const std::string long_name(300, 'a');  // longer than a file name may be
+    CHECK_THROWS_AS(app::load_device(long_name), InputError);
+    CHECK_THROWS_WITH(app::load_device(long_name), Catch::Contains("cannot be looked up") && Catch::Contains("name too long"));
+    CHECK_THROWS_AS(app::load_model(long_name), InputError);
+    CHECK_THROWS_AS(app::load_kernel(long_name, app::load_device("h100-sxm")), InputError);
+}
