@@ -40,7 +40,8 @@
  * CPU plans take host memory (and check every length and block id: a negative length, 1 to q_len - 1 or beyond the
  * cache is refused; 0, an empty slot, is taken, its rows out 0 and lse -inf, as on the GPU by every kind of step)
  * and a workspace aligned to 16 bytes. CUDA plans take device memory of the GPU
- * options.cuda_device names (the library makes it current for the call) and run on `stream` without allocating
+ * options.cuda_device names (current for the call alone: the thread's current CUDA context, none included, is as the
+ * caller left it when the call returns) and run on `stream`, a stream of that GPU, without allocating
  * or synchronising; they take fp16 or bf16, head_dim 64, 96, 128 or 256 and q_len 1 to 8,
  * every pointer and stride of q, out, k and v (and the workspace) 16-byte aligned. No CUDA call checks a length: each
  * clamps it to the cache (host-lengths and staged steps the host's copy), a row that then sees no token getting out 0

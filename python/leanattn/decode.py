@@ -166,12 +166,32 @@ class _Shape:
             _require(value == planned_value, ValueError, f"{source} has {field} {value} but this plan was made for {field} {planned_value}")
 
 
+def _capturing(device):
+    """Whether a CUDA graph is being captured on torch's current stream of `device` (a CUDA device)."""
+    if device.index is None or device.index == torch.cuda.current_device():
+        return torch.cuda.is_current_stream_capturing()
+    with torch.cuda.device(device):
+        return torch.cuda.is_current_stream_capturing()
+
+
+def _step_stream(q):
+    """torch's current stream on q's GPU, where a step is enqueued. Refused where a graph is being captured on another
+    GPU's stream but not on this one: the step would run at once instead of in the graph (torch.cuda.graph's default
+    capture stream is made once per process, on the GPU current at its first use)."""
+    stream = torch.cuda.current_stream(q.device)
+    if q.device.index != torch.cuda.current_device() and torch.cuda.is_current_stream_capturing() and not _capturing(q.device):
+        raise ValueError(f"a CUDA graph is being captured on a stream of cuda:{torch.cuda.current_device()}, but q is on {q.device}, whose "
+                         f"current stream is not capturing: capture on a stream of {q.device} (torch.cuda.graph(g, "
+                         f"stream=torch.cuda.Stream({q.device!r})))")
+    return stream.cuda_stream
+
+
 def _check_lengths(shape, cache_seqlens, block_table):
     """Every length 0 (an empty slot: its rows get out 0 and lse -inf) or in [q_len, capacity], and every block id a
     length reaches inside the cache: ValueError otherwise.
     On the GPU this reads one flag back (a synchronisation), so it is skipped while a CUDA graph is captured (None);
     the lengths come back with it, as a contiguous int32 CPU tensor."""
-    if cache_seqlens.is_cuda and torch.cuda.is_current_stream_capturing():
+    if cache_seqlens.is_cuda and _capturing(cache_seqlens.device):
         return None
     lengths = cache_seqlens.to(torch.int64)
     bad_length = ((lengths < shape.q_len) & (lengths != 0)) | (lengths > shape.capacity)
@@ -356,7 +376,7 @@ class DecodePlan:
             elif host_lengths is not None and read_back is not None:
                 _require(torch.equal(host_lengths, read_back), ValueError, "host_seqlens differ from cache_seqlens")
         tensors = self._tensors(shape, q, k_cache, v_cache, cache_seqlens, block_table, out, lse, scale)
-        stream = torch.cuda.current_stream(q.device).cuda_stream if q.is_cuda else None
+        stream = _step_stream(q) if q.is_cuda else None
         if staged:
             _check_run(L.lib.leanattn_run_staged(self._plan, ctypes.byref(tensors), self.workspace.data_ptr(), self.workspace.numel(), stream, 0))
         elif host_lengths is not None:  # on the CPU too: the library compares host_seqlens with cache_seqlens there
