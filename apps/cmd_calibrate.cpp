@@ -269,6 +269,15 @@ int calibrate_main(const Args& args) {
         throw InputError("--loss-scale " + json(loss_scale).dump(), "must be 0 (plain least squares) or lie in 0.001..10");
     }
     if (!runs_file.empty() && checks.empty()) throw InputError("--runs", "needs --check (the runs it writes are the checked ones)");
+    // The output file's refusals name `-o PATH`: --runs's are its own (a folder given to --runs was blamed on -o).
+    const auto as_runs_flag = [&](const auto& write) {
+        try {
+            write();
+        } catch (const InputError& e) {
+            throw InputError("--runs " + runs_file, e.reason());
+        }
+    };
+    if (!runs_file.empty()) as_runs_flag([&] { check_output_target(runs_file); });  // before the check's work
     // A fit's own flags outside a fit, or --kernel in one (it starts from --start), would be dropped without a word.
     if (measured.empty()) {
         for (const char* flag : {"start", "note", "hold", "fit", "set", "iterations", "loss-scale"}) {
@@ -318,9 +327,9 @@ int calibrate_main(const Args& args) {
     json report;
     std::ostringstream text;
     std::string fitted;  // the fitted kernel file, written to -o once the checks, if any, have run too
-    const std::optional<MeasuredSweep> check_sweep = checks.empty() ? std::nullopt : std::optional(read_measured(checks));
+    const std::optional<MeasuredSweep> check_sweep = checks.empty() ? std::nullopt : std::optional(read_measured(checks, "--check"));
     if (!measured.empty()) {
-        const MeasuredSweep sweep = read_measured(measured);
+        const MeasuredSweep sweep = read_measured(measured, "--measured");
         if (!held.empty() && !only.empty()) throw InputError("--hold", "goes without --fit (--fit names every field fitted)");
         const sim::KernelModel start = with_settings(start_name.empty() ? starting_guess(name) : load_kernel(start_name, device), settings);
         check_replay_cost(sweep, device, start);
@@ -371,7 +380,7 @@ int calibrate_main(const Args& args) {
                                                          planned, predicted, kernel, device, copy);
         write_check_text(text, check);
         note_skipped(text, sweep, device);
-        if (!runs_file.empty()) write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); });
+        if (!runs_file.empty()) as_runs_flag([&] { write_output(runs_file, [&](std::ostream& out) { write_checked_runs(out, planned, predicted); }); });
         report["check"] = check_to_json(check);
         report["check"]["skipped_error_records"] = sweep.refused;
     }

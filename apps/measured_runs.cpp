@@ -70,15 +70,15 @@ Line parse_line(const json& j) {
     return l;
 }
 
-std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
-    const std::unique_ptr<std::istream> in = open_input_file(file, "measured");
+std::vector<Line> read_round(const std::string& file, std::size_t& refused, const std::string& parameter) {
+    const std::unique_ptr<std::istream> in = open_input_file(file, parameter);
     std::vector<Line> lines;
     std::size_t number = 0;
     for (std::string text; std::getline(*in, text);) {
         ++number;
         if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
         if (text.size() > max_json_line_bytes) {
-            throw InputError({{"measured", file + ":" + std::to_string(number)}},
+            throw InputError({{parameter, file + ":" + std::to_string(number)}},
                              "holds more than " + std::to_string(max_json_line_bytes >> 20) + " MiB on one line: not a `cuda bench --shapes` record");
         }
         try {
@@ -89,26 +89,26 @@ std::vector<Line> read_round(const std::string& file, std::size_t& refused) {
             }
             lines.push_back(parse_line(j));
         } catch (const json::exception& e) {
-            throw InputError({{"measured", file + ":" + std::to_string(number)}}, std::string("not a `cuda bench --shapes` record: ") + e.what());
+            throw InputError({{parameter, file + ":" + std::to_string(number)}}, std::string("not a `cuda bench --shapes` record: ") + e.what());
         } catch (const InputError& e) {
-            throw InputError({{"measured", file + ":" + std::to_string(number)}}, e.what());
+            throw InputError({{parameter, file + ":" + std::to_string(number)}}, e.what());
         }
     }
-    if (lines.empty()) throw InputError({{"measured", file}}, "holds no measured problem");
+    if (lines.empty()) throw InputError({{parameter, file}}, "holds no measured problem");
     return lines;
 }
 
 }  // namespace
 
-MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
+MeasuredSweep read_measured(const std::vector<std::string>& round_files, const std::string& parameter) {
     MeasuredSweep sweep;
     std::vector<std::vector<Line>> rounds;
     for (const std::string& f : round_files) {
         std::size_t refused = 0;
-        rounds.push_back(read_round(f, refused));
+        rounds.push_back(read_round(f, refused, parameter));
         if (rounds.size() == 1) sweep.refused = refused;
         if (rounds.back().size() != rounds.front().size()) {
-            throw InputError({{"measured", f}}, "holds " + std::to_string(rounds.back().size()) + " problems where " + round_files.front() + " holds " +
+            throw InputError({{parameter, f}}, "holds " + std::to_string(rounds.back().size()) + " problems where " + round_files.front() + " holds " +
                                                     std::to_string(rounds.front().size()) + ": rounds of one sweep must match line by line");
         }
     }
@@ -121,7 +121,7 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files) {
             for (std::size_t r = 0; r < rounds.size(); ++r) {
                 const Line& l = rounds[r][i];
                 if (l.flags != first[i].flags || l.results.size() != first[i].results.size() || l.results[s].strategy != first[i].results[s].strategy) {
-                    throw InputError({{"measured", round_files[r]}}, "line " + std::to_string(i + 1) + " is not the same problem and strategies as in " + round_files.front());
+                    throw InputError({{parameter, round_files[r]}}, "line " + std::to_string(i + 1) + " is not the same problem and strategies as in " + round_files.front());
                 }
                 times.push_back(l.results[s].median_us);
             }

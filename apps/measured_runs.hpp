@@ -22,8 +22,8 @@ struct MeasuredSweep {
     double copy_gbps = 0.0;              // median of the lines' measured copy bandwidth
 };
 
-// Throws InputError naming the file and line when a line is not such a record, or when rounds differ in
-// their problems.
-MeasuredSweep read_measured(const std::vector<std::string>& round_files);
+// Throws InputError naming the file and line (as `parameter`: the flag that gave the files, where a command line did)
+// when a line is not such a record, or when rounds differ in their problems.
+MeasuredSweep read_measured(const std::vector<std::string>& round_files, const std::string& parameter = "measured");
 
 }  // namespace leanattn::app

@@ -477,6 +477,9 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     }
     ::unsetenv("LEANATTN_MAX_MEMORY");
     CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --predict " + heavy.path).err, Catch::Contains("(30 lines in all)") && Catch::Contains("work"));
+    // Each file's refusal names the flag that gave it (--runs's was blamed on -o, --check's on "--measured/--check").
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --runs /tmp").err, Catch::StartsWith("error: --runs /tmp (is a folder"));
+    CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check /tmp/leanattn-no-such-file.jsonl").err, Catch::StartsWith("error: --check /tmp/"));
     // A sweep kept only as FILE.xz is read for FILE: writing FILE.xz would replace it (it was replaced, exit 0).
     const std::string compressed = slurp(raw + "/row-blocks-b1.jsonl.xz");
     REQUIRE(compressed.size() > 1000);

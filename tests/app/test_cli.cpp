@@ -163,7 +163,7 @@ TEST_CASE("bad input exits 2 with `error: ...` naming the flag") {
         // A folder (or no file) where a file is read: refused by name, not failed inside the reader.
         {"simulate --trace /tmp --kernel leanattn-h100", "--trace /tmp (is a folder"},
         {"simulate --trace /nonexistent/trace.json --kernel leanattn-h100", "--trace /nonexistent/trace.json (no such file"},
-        {"calibrate --measured /tmp -o /tmp/leanattn-never-written.json", "--measured/--check /tmp (is a folder"},
+        {"calibrate --measured /tmp -o /tmp/leanattn-never-written.json", "--measured /tmp (is a folder"},
         {"simulate --kernel /tmp", "--kernel /tmp (is a folder"},
         {"simulate --trace /dev/zero --kernel leanattn-h100", "--trace /dev/zero (is not a file or a pipe"},
         // A list's bad item: the whole list and which item, as given.
