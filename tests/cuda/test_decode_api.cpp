@@ -339,7 +339,7 @@ TEST_CASE("a request that holds no token (a padded batch's empty slot) gets out 
     }
 }
 
-TEST_CASE("a ragged part that starts before row 0 or ends before it begins holds no token: out 0 and lse -inf, nothing read before k, in a step of run() and a host-lengths step") {
+TEST_CASE("a ragged part that starts before row 0 or ends before it begins holds no token and nothing is read before k in a step of run() or a host-lengths step") {
     if (!gpu_or_skip("the ragged parts test")) return;
     const Problem p = gpu_problem(8, 2, 128, {600, 900, 300, 700});
     const DeviceSpec device = cuda::live_device(p, DType::fp16);
