@@ -124,7 +124,9 @@ TEST_CASE("auto refuses at once a problem too large to weigh, before it plans an
         CAPTURE(command, m.err, m.seconds);
         CHECK(m.exit_code == 2);
         CHECK_THAT(m.err, Catch::StartsWith("error: --batch 4000000 --kv-heads 8") && Catch::Contains("the plan auto keeps while it weighs"));
-        CHECK(m.seconds < 0.5);
+        // At once against the 8.8 s it weighed for: 0.3-0.4 s on an idle 2-core VM (the 4M-request list is built first,
+        // docs/reliability.md), 0.55-0.68 s while a build loaded both cores.
+        CHECK(m.seconds < 2.0);
     }
     // Blamed on the problem's size the caller gave, never on a candidate's splits or grid, which it did not.
     const Measured tight = measure({"schedule", "--model", "llama-3-8b", "--ctx", "4000", "--strategy", "auto", "--max-work", "1e5"});
