@@ -65,10 +65,10 @@ CalibrationCheck check_predictions(const std::string& title, const sim::PlannedR
     }
 
     std::vector<double> auto_times;
-    // Problems: consecutive runs with the same label.
+    // Problems: consecutive runs of one record (the same label and record).
     for (std::size_t begin = 0; begin < runs.size();) {
         std::size_t end = begin;
-        while (end < runs.size() && runs[end].label == runs[begin].label) ++end;
+        while (end < runs.size() && runs[end].label == runs[begin].label && runs[end].record == runs[begin].record) ++end;
         ++c.problems;
         std::size_t chosen = end;  // auto's pick among the three plans that ran (end: not all three ran)
         if (end - begin == 3) {  // the three strategies measured: what would auto have run?

@@ -130,7 +130,8 @@ MeasuredSweep read_measured(const std::vector<std::string>& round_files, const s
             for (double t : times) spread = std::max(spread, std::abs(t - mean) / mean);
             const Line::Result& r = first[i].results[s];
             sweep.runs.push_back(
-                {first[i].flags, first[i].problem, first[i].bytes_per_element, r.strategy, r.grid, mean, spread, r.splits, r.snap, r.narrow_streams, first[i].gpu_slots});
+                {first[i].flags, first[i].problem, first[i].bytes_per_element, r.strategy, r.grid, mean, spread, r.splits, r.snap, r.narrow_streams, first[i].gpu_slots,
+                 static_cast<std::int64_t>(i)});
         }
     }
     sweep.problems = first.size();

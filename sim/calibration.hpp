@@ -34,6 +34,8 @@ struct MeasuredRun {
     bool narrow_streams = false;         // the kernel read it with half its warps (not recorded: kernels before v31 never did)
     std::int64_t gpu_slots = 0;          // CTAs the GPU held at once for the kernel that ran: its SMs × the CTAs per SM its
                                          // occupancy allowed (the record's "gpu"); 0: not recorded
+    std::int64_t record = 0;             // which record of its sweep it came from: a problem's runs share it, so a shape
+                                         // measured twice in a row (two records of equal flags) stays two problems
 };
 
 // How a run is planned again for its replay: at the grid, snap and split count it ran (what it recorded).

@@ -509,6 +509,12 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     const auto apart = run_leanattn("calibrate --kernel leanattn-h100 --check " + two.path + " --format json");
     REQUIRE(apart.exit_code == 0);
     CHECK(json::parse(apart.out)["check"]["problems"] == 2);
+    // A shape measured twice in a row (two records of equal flags) stays two problems (they were one of six runs).
+    const std::string first_record = slurp(heldout1).substr(0, slurp(heldout1).find('\n') + 1);
+    const TempFile twice("twice.jsonl", first_record + first_record);
+    const auto doubled = run_leanattn("calibrate --kernel leanattn-h100 --check " + twice.path + " --format json");
+    REQUIRE(doubled.exit_code == 0);
+    CHECK(json::parse(doubled.out)["check"]["problems"] == 2);
     // --set takes the names the fit prints, nested ones too, and whole numbers for whole-number fields.
     const TempFile nested("nested-set.json");
     REQUIRE(run_leanattn("calibrate --measured " + heldout1 + " --start leanattn-h100 --iterations 0 --set cta_ns_per_kb_by_path.d128=12.5 "
