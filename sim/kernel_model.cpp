@@ -1,6 +1,7 @@
 #include "kernel_model.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/input_error.hpp"
@@ -101,7 +102,9 @@ void check_bytes_per_element(std::int64_t bytes_per_element) {
 
 void check_kernel_model(const KernelModel& k) {
     const auto refuse = [&](const char* field, double value, const char* why) {
-        throw InputError({{"kernel", k.name}, {field, std::to_string(value)}}, why);
+        char text[32];  // 6 significant digits: std::to_string wrote 1e300 as 300 digits
+        std::snprintf(text, sizeof text, "%.6g", value);
+        throw InputError({{"kernel", k.name}, {field, text}}, why);
     };
     const struct {
         const char* name;

@@ -480,6 +480,10 @@ TEST_CASE("calibrate refuses what it cannot do with exit 2 and an error line") {
     // Each file's refusal names the flag that gave it (--runs's was blamed on -o, --check's on "--measured/--check").
     CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check " + heldout1 + " --runs /tmp").err, Catch::StartsWith("error: --runs /tmp (is a folder"));
     CHECK_THAT(run_leanattn("calibrate --kernel leanattn-h100 --check /tmp/leanattn-no-such-file.jsonl").err, Catch::StartsWith("error: --check /tmp/"));
+    // An out-of-range value is written as a number, not its 300 digits.
+    const auto vast = run_leanattn("calibrate --measured " + heldout1 + " --iterations 0 --set launch_ns=1e300 -o " + unwritten.path);
+    CHECK(vast.exit_code == 2);
+    CHECK_THAT(vast.err, Catch::Contains("1e+300") && !Catch::Contains("00000000000"));
     // A sweep kept only as FILE.xz is read for FILE: writing FILE.xz would replace it (it was replaced, exit 0).
     const std::string compressed = slurp(raw + "/row-blocks-b1.jsonl.xz");
     REQUIRE(compressed.size() > 1000);
