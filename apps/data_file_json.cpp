@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "json_values.hpp"
 
 namespace leanattn::app::data_file {
 
@@ -45,19 +46,14 @@ std::string text_field(const json& j, const char* name, const Source& source) {
     const json& v = key(j, name, source);
     if (!v.is_string()) source.refuse(std::string("\"") + name + "\" must be a string");
     std::string text = v.get<std::string>();
-    // Names and descriptions are printed as they are in text tables and headings: a newline, a NUL or an escape
-    // sequence there would break the output or the terminal.
-    for (const char c : text) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) source.refuse(std::string("\"") + name + "\" must not hold control characters");
-    }
+    // Names and descriptions are printed as they are in text tables and headings.
+    if (holds_control_characters(text)) source.refuse(std::string("\"") + name + "\" must not hold control characters");
     return text;
 }
 
 std::int64_t positive_integer(const json& j, const char* name, const Source& source) {
     const json& v = key(j, name, source);
-    // An unsigned value above 2^63 − 1 would wrap to a negative int64: out of range either way.
-    const bool too_large = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
-    if (!v.is_number_integer() || too_large || v.get<std::int64_t>() <= 0) source.refuse(std::string("\"") + name + "\" must be a positive integer");
+    if (!is_int64(v) || v.get<std::int64_t>() <= 0) source.refuse(std::string("\"") + name + "\" must be a positive integer");
     return v.get<std::int64_t>();
 }
 

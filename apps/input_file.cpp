@@ -13,6 +13,7 @@
 #include "core/cost_estimate.hpp"
 #include "core/input_error.hpp"
 #include "core/saturating.hpp"
+#include "json_values.hpp"
 #include "resource_limits.hpp"
 
 extern char** environ;
@@ -110,9 +111,7 @@ std::string read_json_text(const std::string& path, const std::string& parameter
 }
 
 const std::string& printable(const std::string& text, const std::string& what) {
-    for (const char c : text) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw InputError(what, "must not hold control characters (it is printed as it is)");
-    }
+    if (holds_control_characters(text)) throw InputError(what, "must not hold control characters (it is printed as it is)");
     return text;
 }
 

@@ -1,9 +1,8 @@
 #include "problem_json.hpp"
 
 #include <algorithm>
-#include <climits>
-
 #include "core/input_error.hpp"
+#include "json_values.hpp"
 
 namespace leanattn::app {
 
@@ -12,12 +11,12 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
             {"q_len", p.q_len}, {"ctx", p.ctx},         {"tile", p.tile},        {"tile_rows", p.max_tile_rows()}};
 }
 
-std::int64_t whole_number(const nlohmann::json& j, const char* key) {
-    const nlohmann::json& v = j.at(key);
-    const bool beyond = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
-    if (!v.is_number_integer() || beyond) throw InputError(std::string(key) + " " + v.dump(), "must be a whole number");
+std::int64_t as_whole_number(const nlohmann::json& v, const std::string& what) {
+    if (!is_int64(v)) throw InputError(what + " " + v.dump(), "must be a whole number");
     return v.get<std::int64_t>();
 }
+
+std::int64_t whole_number(const nlohmann::json& j, const char* key) { return as_whole_number(j.at(key), key); }
 
 std::int64_t whole_number(const nlohmann::json& j, const char* key, std::int64_t absent) { return j.contains(key) ? whole_number(j, key) : absent; }
 
@@ -31,11 +30,7 @@ Problem problem_from_json(const nlohmann::json& j) {
     p.tile = whole_number(j, "tile");
     const nlohmann::json& ctx = j.at("ctx");
     if (!ctx.is_array()) throw InputError("ctx " + ctx.dump(), "must be a list of whole numbers, one per request");
-    for (const nlohmann::json& c : ctx) {
-        const bool beyond = c.is_number_unsigned() && c.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
-        if (!c.is_number_integer() || beyond) throw InputError("ctx " + c.dump(), "must be a whole number");
-        p.ctx.push_back(c.get<std::int64_t>());
-    }
+    for (const nlohmann::json& c : ctx) p.ctx.push_back(as_whole_number(c, "ctx"));
     // Files written before row blocks have no tile_rows: their runs held a KV head's rows in one output tile.
     p.tile_rows = whole_number(j, "tile_rows", std::max<std::int64_t>(p.rows(), 1));
     check_problem(p);

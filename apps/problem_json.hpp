@@ -14,8 +14,9 @@ nlohmann::ordered_json problem_to_json(const Problem& problem);
 // Throws nlohmann's exceptions for a missing key or a wrong type, InputError (check_problem) for a bad problem.
 Problem problem_from_json(const nlohmann::json& j);
 
-// j[key] as an int64, refused (InputError naming `key`) unless a whole number within int64: nlohmann converts 2.7 to 2
-// and 1e30 to an arbitrary value without a word. The second form: `absent` where j has no such key.
+// `v` as an int64, refused (InputError naming `what`) unless a whole number within int64 (json_values.hpp: nlohmann
+// converts 2.7 to 2 and 1e30 to an arbitrary value without a word). Then j[key], and j[key] or `absent` where j has none.
+std::int64_t as_whole_number(const nlohmann::json& v, const std::string& what);
 std::int64_t whole_number(const nlohmann::json& j, const char* key);
 std::int64_t whole_number(const nlohmann::json& j, const char* key, std::int64_t absent);
 

@@ -33,8 +33,7 @@ double interval_ns(const json& v, const char* what) {
 }
 
 std::int64_t in_range(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
-    if (!v.is_number_integer()) throw InputError(what + " " + v.dump(), "must be a whole number");
-    const auto x = v.get<std::int64_t>();
+    const std::int64_t x = as_whole_number(v, what);
     if (x < lo || x > hi) throw InputError(what + " " + std::to_string(x), "must lie in " + std::to_string(lo) + ".." + std::to_string(hi));
     return x;
 }

@@ -34,12 +34,13 @@ std::vector<T> download(const void* device, std::size_t count) {
     return host;
 }
 
-// One run() of `plan` on `view` with out and lse poisoned first (a kernel that skipped a row cannot pass), its outputs
-// read back into `host`.
+// One step of `plan` on `view` with out and lse poisoned first (a kernel that skipped a row cannot pass), its outputs
+// read back into `host`: a host-lengths step at `lengths`, or without them a step of run().
 void run_to_host(const Schedule& plan, const DecodeTensors& view, const cuda::DeviceBuffer& workspace, cuda::DeviceTensors& tensors,
-                 cuda::HostTensors& host, const cuda::Stream& stream) {
+                 cuda::HostTensors& host, const cuda::Stream& stream, const cuda::HostLengths* lengths = nullptr) {
     tensors.poison_outputs(stream.get());
-    cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get());
+    if (lengths != nullptr) cuda::run(plan, view, *lengths, workspace.get(), workspace.bytes(), stream.get());
+    else cuda::run(plan, view, workspace.get(), workspace.bytes(), stream.get());
     stream.synchronize();
     tensors.outputs_to_host(host);
 }
@@ -357,11 +358,8 @@ TEST_CASE("a ragged part that starts before row 0 or ends before it begins holds
             CAPTURE(strategy_name(strategy), host_step);
             const Schedule plan = make_schedule(p, device, PlanOptions{.strategy = strategy});
             const cuda::DeviceBuffer workspace(cuda::workspace_bytes(plan));
-            tensors.poison_outputs(stream.get());
-            if (host_step) cuda::run(plan, tensors.view(), host_lengths, workspace.get(), workspace.bytes(), stream.get());
-            else cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
-            stream.synchronize();
-            tensors.outputs_to_host(host);
+            cuda::check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream.get()), "zero the workspace");  // host-lengths steps need it
+            run_to_host(plan, tensors.view(), workspace, tensors, host, stream, host_step ? &host_lengths : nullptr);
             const DecodeTensors h = host.view();
             REQUIRE(tensors::live_tokens(h.kv, h.seqlens, 0) == 0);
             REQUIRE(tensors::live_tokens(h.kv, h.seqlens, 1) == 0);
@@ -426,11 +424,7 @@ TEST_CASE("a NaN in a KV head's keys makes that head's rows NaN, one in q its ro
         cuda::check(cudaMemsetAsync(workspace.get(), 0, workspace.bytes(), stream.get()), "zero the workspace");
         for (const bool host_lengths : {false, true}) {
             CAPTURE(strategy_name(strategy), host_lengths);
-            tensors.poison_outputs(stream.get());
-            if (host_lengths) cuda::run(plan, tensors.view(), lengths, workspace.get(), workspace.bytes(), stream.get());
-            else cuda::run(plan, tensors.view(), workspace.get(), workspace.bytes(), stream.get());
-            stream.synchronize();
-            tensors.outputs_to_host(host);
+            run_to_host(plan, tensors.view(), workspace, tensors, host, stream, host_lengths ? &lengths : nullptr);
             const DecodeTensors h = host.view();
             for (std::int64_t b = 0; b < p.batch; ++b) {
                 for (std::int64_t token = 0; token < p.q_len; ++token) {
